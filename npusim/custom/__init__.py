@@ -1,0 +1,1 @@
+"""``ops.Custom`` and its registration info."""

@@ -1,0 +1,24 @@
+"""func_types npusim cannot run yet.  Constructing such a Custom op raises a clear UnsupportedError."""
+from npusim.custom.backends.base import Backend
+from npusim.errors import UnsupportedError
+
+
+class _Unsupported(Backend):
+    reason = ""
+
+    def __init__(self, desc):
+        super().__init__(desc)
+        raise UnsupportedError(f"Custom op '{desc.name}': func_type={desc.func_type!r} is not supported yet by "
+                               f"npusim ({self.reason})")
+
+
+class TbeBackend(_Unsupported):
+    reason = "TBE DSL kernels on the simulated Ascend device come with the TBE DSL issue"
+
+
+class AicpuBackend(_Unsupported):
+    reason = "AICPU C++ kernels come with the AICPU issue"
+
+
+class JuliaBackend(_Unsupported):
+    reason = "Julia kernels are not planned"

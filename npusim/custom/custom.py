@@ -1,0 +1,151 @@
+"""``mindspore.ops.Custom``: one class for every func_type; the work is done by the func_type's backend.
+
+Per call: split the arguments into tensors and attributes, select the reg-info row, resolve output shapes/dtypes
+(cached per signature), let the backend launch, wrap the outputs, and record a gradient node that calls ``bprop``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npusim.custom import outputs as out_spec
+from npusim.custom.attrs import bind_attrs
+from npusim.custom.backends import BACKENDS, backend_class
+from npusim.custom.backends.base import OpDesc
+from npusim.custom.reg_info import normalise_reg_info
+from npusim.custom.selection import select_row
+from npusim.errors import GradientError, OpTypeError, OpValueError
+from npusim.frontend import autodiff, context
+from npusim.frontend import dtype as mstype
+from npusim.frontend.primitive import Primitive
+from npusim.frontend.tensor import Tensor
+
+FUNC_TYPES = ("hybrid", "akg", "tbe", "aicpu", "aot", "pyfunc", "julia")
+_TARGET_OF_FUNC_TYPE = {"tbe": "Ascend", "aicpu": "Ascend", "pyfunc": "CPU"}
+
+
+def _default_func_type(func) -> str:
+    # MindSpore 1.7–2.6 default to "hybrid" (a @kernel function); the newest default to "pyfunc".  Accept both.
+    return "hybrid" if getattr(func, "_npusim_kernel", False) else "pyfunc"
+
+
+def _func_name(func) -> str:
+    if isinstance(func, str):
+        return func
+    return getattr(func, "__name__", type(func).__name__)
+
+
+def _pick_reg_info(infos: list[dict], func_type: str) -> dict | None:
+    if not infos:
+        return None
+    wanted = {context.get_device_target(), _TARGET_OF_FUNC_TYPE.get(func_type)}
+    for info in infos:
+        if info.get("target") in wanted:
+            return info
+    return infos[0]
+
+
+class _Plan:
+    """What one call signature resolved to: output shapes/dtypes and the bound attributes."""
+
+    __slots__ = ("out_shapes", "out_dtypes", "attrs", "multi")
+
+    def __init__(self, out_shapes, out_dtypes, attrs, multi):
+        self.out_shapes, self.out_dtypes, self.attrs, self.multi = out_shapes, out_dtypes, attrs, multi
+
+
+class Custom(Primitive):
+    """``Custom(func, out_shape=None, out_dtype=None, func_type="hybrid", bprop=None, reg_info=None)``."""
+
+    def __init__(self, func, out_shape=None, out_dtype=None, func_type=None, bprop=None, reg_info=None):
+        super().__init__("Custom")
+        func_type = _default_func_type(func) if func_type is None else func_type
+        if func_type not in FUNC_TYPES:
+            raise OpValueError(f"For 'Custom', 'func_type' must be one of {list(FUNC_TYPES)}, "
+                               f"but got {func_type!r}.")
+        out_spec.check_kinds(out_shape, out_dtype)
+        if bprop is not None and not callable(bprop):
+            raise OpTypeError(f"For 'Custom', 'bprop' must be a function, but got {type(bprop).__name__}")
+        self.func, self.func_type, self.bprop = func, func_type, bprop
+        self.out_shape, self.out_dtype = out_shape, out_dtype
+        infos = normalise_reg_info(reg_info if reg_info is not None else getattr(func, "reg_info", None))
+        self.reg_info = _pick_reg_info(infos, func_type)
+        self.op_name = _func_name(func)
+        context.effective_target()  # warns once when GPU is asked for without CUDA
+        desc = OpDesc(func=func, name=self.op_name, reg_info=self.reg_info,
+                      device_target=context.get_device_target(), func_type=func_type)
+        self.backend = backend_class(func_type)(desc)
+        self._n_inputs = len(self.reg_info["inputs"]) if self.reg_info and self.reg_info.get("inputs") else None
+        self._plans: dict = {}
+
+    # ---- call ---------------------------------------------------------------------------------------------------
+    def _split(self, args):
+        n = self._n_inputs
+        if n is None:
+            n = 0
+            while n < len(args) and isinstance(args[n], (Tensor, np.ndarray)):
+                n += 1
+        if len(args) < n:
+            raise OpValueError(f"Custom op '{self.op_name}' takes {n} tensor inputs, but got {len(args)} arguments")
+        return args[:n], args[n:]
+
+    def _plan(self, arrays, attr_args):
+        in_dtypes = [str(a.dtype) for a in arrays]
+        row = select_row(self.op_name, self.func_type, self.reg_info, in_dtypes)
+        attrs = bind_attrs(self.op_name, self.reg_info, tuple(attr_args))
+        shapes, dtypes = out_spec.resolve(
+            self.op_name, self.out_shape, self.out_dtype, [list(a.shape) for a in arrays],
+            [mstype.to_type(a.dtype) for a in arrays], attr_args)
+        if dtypes is None and row is not None and len(row) > len(arrays) and all(c[0] for c in row[len(arrays):]):
+            dtypes = [c[0] for c in row[len(arrays):]]
+        if shapes is None or dtypes is None:
+            inferred_shapes, inferred_dtypes = self.backend.infer([a.shape for a in arrays], in_dtypes, attrs)
+            shapes = shapes if shapes is not None else [tuple(s) for s in inferred_shapes]
+            dtypes = dtypes if dtypes is not None else list(inferred_dtypes)
+        multi = len(dtypes) != 1 or isinstance(self.out_dtype, (tuple, list)) or (
+            callable(self.out_dtype) and len(shapes) != 1)
+        return _Plan(shapes, dtypes, attrs, multi)
+
+    def __call__(self, *args):
+        tensors, attr_args = self._split(args)
+        arrays = [t._data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        try:
+            key = (tuple((a.shape, a.dtype.str) for a in arrays), attr_args)
+            plan = self._plans.get(key)
+        except TypeError:  # unhashable attribute values: resolve every time
+            key, plan = None, None
+        if plan is None:
+            plan = self._plan(arrays, attr_args)
+            if key is not None:
+                self._plans[key] = plan
+        results = self.backend.launch(arrays, plan.attrs, plan.out_shapes, plan.out_dtypes)
+        outs = [Tensor._wrap(r) for r in results]
+        if outs and autodiff.recording():
+            autodiff.record(self.op_name, tuple(tensors) + tuple(attr_args), outs,
+                            self._backward_rule(tensors, attr_args, outs, plan.multi))
+        if not outs:
+            return None
+        return tuple(outs) if plan.multi else outs[0]
+
+    # ---- gradient -----------------------------------------------------------------------------------------------
+    def _backward_rule(self, tensors, attr_args, outs, multi):
+        def rule(douts):
+            if self.bprop is None:
+                raise GradientError(
+                    f"Custom op '{self.op_name}' (func_type={self.func_type!r}) is on the gradient path but has "
+                    f"no bprop: pass bprop=... to ops.Custom to differentiate through it")
+            out = tuple(outs) if multi else outs[0]
+            dout = tuple(douts) if multi else douts[0]
+            grads = self.bprop(*tensors, *attr_args, out, dout)
+            grads = grads if isinstance(grads, (tuple, list)) else (grads,)
+            if len(grads) < len(tensors):
+                raise GradientError(f"bprop of Custom op '{self.op_name}' returned {len(grads)} gradients for "
+                                    f"{len(tensors)} inputs")
+            return [g if g is None or isinstance(g, Tensor) else Tensor._wrap(np.asarray(g)) for g in grads]
+        return rule
+
+    def __repr__(self):
+        return f"Custom[{self.func_type}:{self.op_name}]"
+
+
+def registered_func_types():
+    return tuple(BACKENDS)

@@ -1,0 +1,32 @@
+"""Kernel selection: match a call's input dtypes against the reg-info ``dtype_format`` rows."""
+from __future__ import annotations
+
+from npusim.errors import KernelSelectionError
+
+_DEFAULT_FORMATS = ("", "DefaultFormat", "ND")
+
+
+def _row_text(row, n_inputs):
+    ins = ", ".join(d or "any" for d, _ in row[:n_inputs])
+    outs = ", ".join(d or "any" for d, _ in row[n_inputs:])
+    return f"({ins}) -> ({outs})"
+
+
+def select_row(op_name: str, func_type: str, reg: dict | None, in_dtypes: list[str]):
+    """The dtype_format row matching ``in_dtypes`` (rows with default formats preferred), or None if the op
+    declares no rows.  No match → KernelSelectionError listing the supported rows."""
+    rows = (reg or {}).get("dtype_format") or []
+    if not rows:
+        return None
+    n = len(in_dtypes)
+    matches = [row for row in rows
+               if len(row) >= n and all(col[0] in ("", dt) for col, dt in zip(row[:n], in_dtypes))]
+    for row in matches:
+        if all(col[1] in _DEFAULT_FORMATS for col in row[:n]):
+            return row
+    if matches:
+        return matches[0]
+    supported = "; ".join(_row_text(row, n) for row in rows)
+    raise KernelSelectionError(
+        f"For 'Custom' op '{op_name}' (func_type={func_type!r}): no kernel for input dtypes "
+        f"({', '.join(in_dtypes)}). Supported dtype_format rows (inputs) -> (outputs): {supported}")

@@ -1,0 +1,22 @@
+"""Every error npusim raises, in one place.
+
+The root is :class:`NpusimError`.  Where MindSpore or CANN raise a builtin type (TypeError, ValueError,
+RuntimeError ...), our class also inherits that builtin so user code catching the builtin keeps working.
+Sub-areas keep their classes in sibling modules of this package; they are all re-exported here so callers
+write ``from npusim.errors import X`` and never need to know which file holds X.
+"""
+from npusim.errors.base import (  # noqa: F401
+    NpusimError,
+    UnsupportedError,
+    KernelBuildError,
+    KernelRuntimeError,
+    OpTypeError,
+    OpValueError,
+)
+from npusim.errors.frontend import (  # noqa: F401
+    AotKernelError,
+    GradientError,
+    HybridSyntaxError,
+    HybridNameError,
+    KernelSelectionError,
+)

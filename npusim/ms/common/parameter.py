@@ -1,0 +1,1 @@
+from npusim.frontend.parameter import Parameter, ParameterTuple  # noqa: F401

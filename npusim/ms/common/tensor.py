@@ -1,0 +1,1 @@
+from npusim.frontend.tensor import Tensor  # noqa: F401

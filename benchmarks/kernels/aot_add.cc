@@ -1,0 +1,15 @@
+// Element-wise float32 add with MindSpore's aot CPU ABI (used by bench_custom_overhead.py).
+#include <cstdint>
+#include <cstring>
+
+extern "C" int AotAdd(int nparam, void **params, int *ndims, int64_t **shapes, const char **dtypes,
+                      void *stream, void *extra) {
+  if (nparam != 3 || std::strcmp(dtypes[0], "float32") != 0) return 1;
+  const float *a = static_cast<const float *>(params[0]);
+  const float *b = static_cast<const float *>(params[1]);
+  float *out = static_cast<float *>(params[2]);
+  int64_t size = 1;
+  for (int i = 0; i < ndims[2]; i++) size *= shapes[2][i];
+  for (int64_t i = 0; i < size; i++) out[i] = a[i] + b[i];
+  return 0;
+}

@@ -1,0 +1,92 @@
+"""Loading aot kernel libraries: ``dlopen``, symbol lookup and the library's std::string ABI.
+
+Libraries are opened ``RTLD_NOW | RTLD_LOCAL`` once per process and never closed: kernels' AotKernelData
+objects keep pointers into them.  Note that, as with ``dlopen`` itself, rebuilding a library in place under the
+same path is not seen by a process that already loaded it; auto-compiled kernels get a new path per content.
+"""
+from __future__ import annotations
+
+import mmap
+from dataclasses import dataclass
+from pathlib import Path
+
+from npusim.errors import AotFileNotFoundError, AotLoadError, AotSymbolError, UnsupportedError
+
+try:
+    from npusim.aot import _bridge
+except ImportError as _import_error:  # the Cython extension was not built
+    _bridge = None
+    _BRIDGE_IMPORT_ERROR = _import_error
+
+#: Weak variable defined by npusim's custom_aot_extra.h: the value of _GLIBCXX_USE_CXX11_ABI of the library.
+ABI_MARKER_SYMBOL = "npusim_aot_cxx11_abi"
+#: Mangled-name prefixes of the old (copy-on-write) std::string's members; a library built with
+#: _GLIBCXX_USE_CXX11_ABI=0 that uses std::string imports some of them (e.g. ``_ZNSs4_Rep10_M_destroy``).
+COW_STRING_SYMBOL_PREFIXES = (b"_ZNSs", b"_ZNKSs")
+
+_loaded: dict = {}  # explicit cache: resolved path → KernelLibrary
+
+
+@dataclass(frozen=True)
+class KernelLibrary:
+    """One loaded kernel library.
+
+    path: resolved file path.  handle: the dlopen handle.  cxx11_abi: whether its std::string is the C++11
+    one (False: the copy-on-write one of -D_GLIBCXX_USE_CXX11_ABI=0).
+    """
+
+    path: str
+    handle: int
+    cxx11_abi: bool
+
+    def symbol(self, name: str) -> int:
+        """Address of the function ``name``, or 0 if the library does not define it."""
+        return _bridge.find_symbol(self.handle, name)
+
+    def require(self, name: str, op_name: str) -> int:
+        """Address of the function ``name``; AotSymbolError naming the file and symbol if absent."""
+        address = self.symbol(name)
+        if address == 0:
+            raise AotSymbolError(f"Custom op '{op_name}': the aot library '{self.path}' has no function "
+                                 f"'{name}' (is it declared extern \"C\" and exported?)")
+        return address
+
+
+def bridge():
+    """The compiled call bridge (npusim.aot._bridge); UnsupportedError if it was not built."""
+    if _bridge is None:
+        raise UnsupportedError("npusim's aot call bridge (npusim.aot._bridge) is not built: install npusim with "
+                               "pip, or run 'python setup.py build_ext --inplace' in its source tree "
+                               f"({_BRIDGE_IMPORT_ERROR})")
+    return _bridge
+
+
+def load_library(path, op_name: str) -> KernelLibrary:
+    """The library at ``path``, loaded on first use; AotFileNotFoundError / AotLoadError on failure."""
+    resolved = Path(path).resolve()
+    key = str(resolved)
+    library = _loaded.get(key)
+    if library is not None:
+        return library
+    if not resolved.is_file():
+        raise AotFileNotFoundError(f"Custom op '{op_name}': the aot library '{resolved}' does not exist")
+    try:
+        handle = bridge().open_library(key)
+    except OSError as error:
+        raise AotLoadError(f"Custom op '{op_name}': cannot load the aot library '{resolved}': {error}") from error
+    library = KernelLibrary(path=key, handle=handle, cxx11_abi=_detect_cxx11_abi(handle, resolved))
+    _loaded[key] = library
+    return library
+
+
+def _detect_cxx11_abi(handle: int, path: Path) -> bool:
+    """The library's std::string ABI: the header's marker if present, else whether it imports COW symbols.
+
+    Libraries that use no std::string at all are reported as C++11 ABI, which is then irrelevant: only
+    ``Attr<std::string>`` moves a string across the boundary in a layout that depends on the ABI.
+    """
+    marker = _bridge.find_symbol(handle, ABI_MARKER_SYMBOL)
+    if marker:
+        return _bridge.read_c_int(marker) != 0
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as image:
+        return not any(image.find(prefix) >= 0 for prefix in COW_STRING_SYMBOL_PREFIXES)

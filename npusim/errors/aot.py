@@ -1,0 +1,14 @@
+"""Errors of the aot (C/C++ kernel library) backend.  A kernel's non-zero return is AotKernelError (frontend.py)."""
+from npusim.errors.base import NpusimError
+
+
+class AotFileNotFoundError(NpusimError, FileNotFoundError):
+    """The kernel library or source named in ``func`` does not exist."""
+
+
+class AotLoadError(NpusimError, RuntimeError):
+    """The kernel library exists but cannot be loaded (``dlopen`` failed)."""
+
+
+class AotSymbolError(AotLoadError):
+    """The kernel library has no function of the name given after ':' in ``func``."""

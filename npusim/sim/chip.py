@@ -1,0 +1,312 @@
+"""Chip models: the YAML files in ``npusim/sim/chips`` loaded into frozen dataclasses.
+
+Hardware numbers live only in those files; every number there names its source (see the files' ``references``).
+Which chip is in use: :func:`set_chip` (a Python call, later also TBE's SoC setters) wins, then the environment
+variable ``NPUSIM_SOC``, then the default ``Ascend910``.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping, Optional
+
+import yaml
+
+from npusim.errors.sim import ChipModelError, UnknownChipError
+
+DEFAULT_CHIP = "Ascend910"
+ENV_VAR = "NPUSIM_SOC"
+CHIP_DIR = Path(__file__).with_name("chips")
+LOCAL_SCOPES = ("UB", "L1", "L0A", "L0B", "L0C")
+
+_SECTION_FIELDS = {
+    "cores": ("aicore_num", "cube_core_num", "vector_core_num"),
+    "clock": ("clock_mhz",),
+    "memory": ("ub_bytes", "l1_bytes", "l0a_bytes", "l0b_bytes", "l0c_bytes", "l2_bytes", "hbm_bytes", "hbm_gbps"),
+    "compute": ("peak_fp16_tflops", "vector_width_bytes", "block_bytes", "max_repeat", "cube_m", "cube_n",
+                "cube_k_fp16"),
+    "sync": ("event_ids",),
+    "cube_costs": ("fixed_cycles",),
+    "scalar_costs": ("issue_cycles", "alu_cycles", "mem_cycles", "flag_cycles"),
+}
+
+
+@dataclass(frozen=True)
+class PathSpec:
+    """One data_move path: which pipe runs it, its per-core rate and its latency."""
+
+    src_scope: str
+    dst_scope: str
+    pipe: str
+    bytes_per_cycle: float
+    latency_cycles: float
+
+
+@dataclass(frozen=True)
+class VectorCost:
+    """Cost row of a vector instruction: ``startup_cycles + per_repeat_cycles * repeat_times``."""
+
+    startup_cycles: float
+    per_repeat_cycles: float
+    per_repeat_by_dtype: Mapping[str, float]
+
+    def cycles(self, repeat_times: int, dtype: str) -> float:
+        """Cycles of one instruction with ``repeat_times`` repeats of ``dtype`` operands."""
+        return self.startup_cycles + self.per_repeat_by_dtype.get(dtype, self.per_repeat_cycles) * repeat_times
+
+
+@dataclass(frozen=True)
+class Chip:
+    """A simulated Ascend SoC.  Sizes in bytes, clock in MHz, bandwidths in GB/s or bytes/cycle as named."""
+
+    name: str
+    aliases: tuple
+    description: str
+    aicore_num: int
+    cube_core_num: int
+    vector_core_num: int
+    clock_mhz: float
+    ub_bytes: int
+    l1_bytes: int
+    l0a_bytes: int
+    l0b_bytes: int
+    l0c_bytes: int
+    l2_bytes: int
+    hbm_bytes: int
+    hbm_gbps: float
+    peak_fp16_tflops: float
+    vector_width_bytes: int
+    block_bytes: int
+    max_repeat: int
+    cube_m: int
+    cube_n: int
+    cube_k_fp16: int
+    event_ids: int
+    pipes: tuple
+    paths: Mapping[tuple, PathSpec]
+    vector_costs: Mapping[str, VectorCost]
+    mmad_fixed_cycles: float
+    mmad_kstep: Mapping[str, int]
+    scalar_issue_cycles: float
+    scalar_alu_cycles: float
+    scalar_mem_cycles: float
+    flag_cycles: float
+    isa: Mapping[str, frozenset]
+    vsel_modes: frozenset
+    sources: Mapping[str, str]
+
+    def scope_bytes(self, scope: str) -> int:
+        """Capacity of a local scope ("UB", "L1", "L0A", "L0B", "L0C") in bytes."""
+        return {"UB": self.ub_bytes, "L1": self.l1_bytes, "L0A": self.l0a_bytes, "L0B": self.l0b_bytes,
+                "L0C": self.l0c_bytes}[scope]
+
+    def supports(self, opcode: str, key: str) -> bool:
+        """Whether ``opcode`` accepts ``key`` (a dtype name, a vconv "f162s32r" key, an mmad key) on this chip."""
+        return key in self.isa.get(opcode, ())
+
+    @property
+    def hbm_bytes_per_cycle(self) -> float:
+        """Chip-wide HBM/DDR bandwidth in bytes per AI-core cycle."""
+        return self.hbm_gbps * 1e3 / self.clock_mhz
+
+    def cycles_to_us(self, cycles: float) -> float:
+        """Convert AI-core cycles to microseconds at this chip's clock."""
+        return cycles / self.clock_mhz
+
+    def soc_spec(self, key: str):
+        """The value CANN's ``get_soc_spec(key)`` returns for this chip (SOC_VERSION, CORE_NUM, UB_SIZE ...)."""
+        table = {
+            "SOC_VERSION": self.name, "SHORT_SOC_VERSION": _short_name(self.name), "AICORE_TYPE": "AiCore",
+            "CORE_NUM": self.aicore_num, "UB_SIZE": self.ub_bytes, "L1_SIZE": self.l1_bytes,
+            "L2_SIZE": self.l2_bytes, "L0A_SIZE": self.l0a_bytes, "L0B_SIZE": self.l0b_bytes,
+            "L0C_SIZE": self.l0c_bytes, "CUBE_SIZE": [self.cube_m, self.cube_k_fp16, self.cube_n],
+            "CUBE_CORE_CNT": self.cube_core_num, "VECTOR_CORE_CNT": self.vector_core_num,
+        }
+        if key not in table:
+            raise ChipModelError(f"get_soc_spec: unknown key {key!r}; known: {', '.join(sorted(table))}")
+        return table[key]
+
+
+def _short_name(name: str) -> str:
+    for prefix in ("Ascend910B", "Ascend910", "Ascend310P", "Ascend310"):
+        if name.startswith(prefix):
+            return prefix
+    return name
+
+
+def chip_names() -> list[str]:
+    """Names of every chip model shipped in ``npusim/sim/chips``, sorted."""
+    return sorted(p.stem for p in CHIP_DIR.glob("*.yaml"))
+
+
+@functools.lru_cache(maxsize=None)
+def _alias_table() -> Mapping[str, str]:
+    table = {}
+    for name in chip_names():
+        table[name.lower()] = name
+        for alias in _read_yaml(CHIP_DIR / f"{name}.yaml").get("aliases", ()) or ():
+            table[str(alias).lower()] = name
+    return MappingProxyType(table)
+
+
+def canonical_name(name: str) -> str:
+    """Map a chip name or alias (case-insensitive) to the model's name; raise UnknownChipError if none."""
+    found = _alias_table().get(str(name).strip().lower())
+    if found is None:
+        raise UnknownChipError(f"unknown Ascend chip {name!r}; npusim models: {', '.join(chip_names())}")
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def get_chip(name: str = DEFAULT_CHIP) -> Chip:
+    """Load (once) and return the chip model called ``name`` (an alias such as "Ascend910B" works too)."""
+    canonical = canonical_name(name)
+    path = CHIP_DIR / f"{canonical}.yaml"
+    return _build_chip(_read_yaml(path), path)
+
+
+_selected: dict = {"name": None}  # the chip chosen by set_chip(); None means "use NPUSIM_SOC or the default"
+
+
+def set_chip(name: Optional[str]) -> Chip:
+    """Select the chip used from now on (None: back to ``NPUSIM_SOC`` / default).  Returns the chip selected."""
+    _selected["name"] = None if name is None else canonical_name(name)
+    return current_chip()
+
+
+def current_chip() -> Chip:
+    """The chip in use: set_chip()'s choice, else the ``NPUSIM_SOC`` environment variable, else Ascend910."""
+    name = _selected["name"] or os.environ.get(ENV_VAR) or DEFAULT_CHIP
+    return get_chip(name)
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except (OSError, yaml.YAMLError) as exc:
+        raise ChipModelError(f"cannot read chip model {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ChipModelError(f"chip model {path} is not a mapping")
+    return data
+
+
+class _SourceTracker:
+    """Resolves the source of every number and collects them as ``section.field -> citation``."""
+
+    def __init__(self, data: dict, path: Path):
+        self.refs = data.get("references") or {}
+        self.path = path
+        self.sources: dict = {}
+
+    def record(self, section: str, field: str, section_data: dict, row: Optional[dict] = None) -> None:
+        ref_id = None
+        if row is not None and isinstance(row, dict):
+            ref_id = row.get("source")
+        ref_id = ref_id or (section_data.get("sources") or {}).get(field) or section_data.get("source")
+        if ref_id is None:
+            raise ChipModelError(f"{self.path.name}: {section}.{field} has no source")
+        if ref_id not in self.refs:
+            raise ChipModelError(f"{self.path.name}: {section}.{field} cites unknown reference {ref_id!r}")
+        self.sources[f"{section}.{field}"] = f"{ref_id}: {self.refs[ref_id]}"
+
+
+def _section(data: dict, name: str, path: Path) -> dict:
+    section = data.get(name)
+    if not isinstance(section, dict):
+        raise ChipModelError(f"{path.name}: missing section {name!r}")
+    return section
+
+
+def _number(section: dict, field: str, where: str):
+    value = section.get(field)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ChipModelError(f"{where}: field {field!r} must be a number, got {value!r}")
+    return value
+
+
+def _scalar_fields(data: dict, path: Path, tracker: _SourceTracker) -> dict:
+    fields = {}
+    for section_name, names in _SECTION_FIELDS.items():
+        section = _section(data, section_name, path)
+        for field in names:
+            fields[field] = _number(section, field, f"{path.name}: {section_name}")
+            tracker.record(section_name, field, section)
+    return fields
+
+
+def _paths(data: dict, path: Path, tracker: _SourceTracker, pipes: tuple) -> Mapping:
+    section = _section(data, "paths", path)
+    result = {}
+    for key, row in section.items():
+        if key in ("source", "sources"):
+            continue
+        src, sep, dst = key.partition("->")
+        if not sep or not isinstance(row, dict):
+            raise ChipModelError(f"{path.name}: path {key!r} must be 'SRC->DST: {{pipe, bytes_per_cycle, ...}}'")
+        if row.get("pipe") not in pipes:
+            raise ChipModelError(f"{path.name}: path {key} runs on unknown pipe {row.get('pipe')!r}")
+        result[(src, dst)] = PathSpec(src, dst, row["pipe"], float(_number(row, "bytes_per_cycle", key)),
+                                      float(_number(row, "latency_cycles", key)))
+        tracker.record("paths", key, section, row)
+    return MappingProxyType(result)
+
+
+def _vector_costs(data: dict, path: Path, tracker: _SourceTracker) -> Mapping:
+    section = _section(data, "vector_costs", path)
+    result = {}
+    for opcode, row in section.items():
+        if opcode in ("source", "sources"):
+            continue
+        by_dtype = {k[len("per_repeat_"):]: float(v) for k, v in row.items()
+                    if k.startswith("per_repeat_") and k != "per_repeat_cycles"}
+        result[opcode] = VectorCost(float(_number(row, "startup_cycles", opcode)),
+                                    float(_number(row, "per_repeat_cycles", opcode)), MappingProxyType(by_dtype))
+        tracker.record("vector_costs", opcode, section, row)
+    return MappingProxyType(result)
+
+
+def _isa(data: dict, path: Path, tracker: _SourceTracker) -> tuple:
+    section = _section(data, "isa", path)
+    isa = {}
+    for opcode, keys in section.items():
+        if opcode in ("source", "sources", "vsel_modes"):
+            continue
+        if not isinstance(keys, list):
+            raise ChipModelError(f"{path.name}: isa.{opcode} must be a list of dtype keys")
+        isa[opcode] = frozenset(str(k) for k in keys)
+        tracker.record("isa", opcode, section)
+    tracker.record("isa", "vsel_modes", section)
+    return MappingProxyType(isa), frozenset(int(m) for m in section.get("vsel_modes", [0]))
+
+
+def _build_chip(data: dict, path: Path) -> Chip:
+    tracker = _SourceTracker(data, path)
+    fields = _scalar_fields(data, path, tracker)
+    sync = _section(data, "sync", path)
+    pipes = tuple(sync.get("pipes") or ())
+    if "S" not in pipes or "V" not in pipes:
+        raise ChipModelError(f"{path.name}: sync.pipes must list at least S and V")
+    cube = _section(data, "cube_costs", path)
+    isa, vsel_modes = _isa(data, path, tracker)
+    return Chip(
+        name=str(data.get("name") or path.stem), aliases=tuple(data.get("aliases") or ()),
+        description=str(data.get("description", "")),
+        aicore_num=int(fields["aicore_num"]), cube_core_num=int(fields["cube_core_num"]),
+        vector_core_num=int(fields["vector_core_num"]), clock_mhz=float(fields["clock_mhz"]),
+        ub_bytes=int(fields["ub_bytes"]), l1_bytes=int(fields["l1_bytes"]), l0a_bytes=int(fields["l0a_bytes"]),
+        l0b_bytes=int(fields["l0b_bytes"]), l0c_bytes=int(fields["l0c_bytes"]), l2_bytes=int(fields["l2_bytes"]),
+        hbm_bytes=int(fields["hbm_bytes"]), hbm_gbps=float(fields["hbm_gbps"]),
+        peak_fp16_tflops=float(fields["peak_fp16_tflops"]), vector_width_bytes=int(fields["vector_width_bytes"]),
+        block_bytes=int(fields["block_bytes"]), max_repeat=int(fields["max_repeat"]), cube_m=int(fields["cube_m"]),
+        cube_n=int(fields["cube_n"]), cube_k_fp16=int(fields["cube_k_fp16"]), event_ids=int(fields["event_ids"]),
+        pipes=pipes, paths=_paths(data, path, tracker, pipes), vector_costs=_vector_costs(data, path, tracker),
+        mmad_fixed_cycles=float(fields["fixed_cycles"]),
+        mmad_kstep=MappingProxyType({str(k): int(v) for k, v in (cube.get("kstep") or {}).items()}),
+        scalar_issue_cycles=float(fields["issue_cycles"]), scalar_alu_cycles=float(fields["alu_cycles"]),
+        scalar_mem_cycles=float(fields["mem_cycles"]), flag_cycles=float(fields["flag_cycles"]),
+        isa=isa, vsel_modes=vsel_modes, sources=MappingProxyType(dict(tracker.sources)),
+    )

@@ -1,0 +1,119 @@
+"""Running a compiled kernel's blocks on simulated cores and recording the trace.
+
+Block ``b`` runs on core ``b % num_cores`` (cores run their blocks one after another; a block sees the local
+memory its core's previous block left).  Blocks run in order on the host; their results do not depend on the
+order unless blocks race on GM, which real hardware does not order either.  Errors get the block index added.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from npusim.errors.sim import SimulatorError, SyncError
+from npusim.sim.compiler import CompiledKernel
+from npusim.sim.expr import UNSET
+from npusim.sim.isa.context import GM
+from npusim.sim.memory import POISON_BYTE, CoreMemory
+from npusim.sim.trace import BlockTrace, Trace
+
+
+@dataclass(frozen=True)
+class GmBinding:
+    """A GM tensor argument: ``data`` = the bytes from the argument's pointer to its allocation's end;
+    ``limit_bytes`` = how many of them the kernel may touch (declared size rounded up to 32 bytes, or all)."""
+
+    data: np.ndarray
+    limit_bytes: int
+
+
+class ExecContext:
+    """Mutable state one block runs with: variables, views, trace sink, flags, the core's CMPMASK."""
+
+    __slots__ = ("env", "append", "views", "gm_hi", "flags", "core_memory")
+
+    def __init__(self, views: dict, gm_hi: dict):
+        self.views = views
+        self.gm_hi = gm_hi
+        self.env = []
+        self.append = None
+        self.flags = {}
+        self.core_memory = None
+
+    @property
+    def cmpmask(self):
+        return self.core_memory.cmpmask
+
+    @cmpmask.setter
+    def cmpmask(self, bits):
+        self.core_memory.cmpmask = bits
+
+
+def num_cores_for(compiled: CompiledKernel) -> int:
+    """Cores a launch spreads its blocks over: cube cores for kernels using the cube, else vector cores."""
+    chip = compiled.chip
+    return chip.cube_core_num if compiled.uses_cube else chip.vector_core_num
+
+
+def _gm_views(compiled: CompiledKernel, gm_args: dict) -> tuple:
+    views, limits = {}, {}
+    for key in compiled.view_keys:
+        if key[0] != GM:
+            continue
+        _, index, dtype = key
+        binding = gm_args[index]
+        isz = np.dtype(dtype).itemsize
+        usable = binding.data.size - binding.data.size % isz
+        views[key] = binding.data[:usable].view(dtype)
+        limits[key] = min(binding.limit_bytes, usable) // isz
+    return views, limits
+
+
+def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: int,
+        fill_byte: int = POISON_BYTE) -> Trace:
+    """Run ``block_dim`` blocks.  gm_args: param index -> GmBinding; scalar_args: param name -> value."""
+    start = time.perf_counter()
+    gm_views, gm_hi = _gm_views(compiled, gm_args)
+    local_keys = [key for key in compiled.view_keys if key[0] != GM]
+    num_cores = num_cores_for(compiled)
+    cores: dict = {}
+    views_by_core: dict = {}
+    slots = compiled.slots
+    template = [UNSET] * slots.size()
+    for name, value in scalar_args.items():
+        template[slots.slot(name)] = value
+    block_slot = slots.slot("block_idx")
+    blocks = []
+    with np.errstate(all="ignore"):
+        for block in range(block_dim):
+            core = block % num_cores
+            memory = cores.get(core)
+            if memory is None:
+                memory = cores[core] = CoreMemory(compiled.chip, fill_byte)
+                views = dict(gm_views)
+                views.update({key: memory.view(*key) for key in local_keys})
+                views_by_core[core] = views
+            blocks.append(_run_block(compiled, block, core, memory, views_by_core[core], gm_hi, template,
+                                     block_slot))
+    return Trace(compiled.kernel.name, compiled.chip.name, block_dim, num_cores, compiled.statics, tuple(blocks),
+                 dict(compiled.scope_high_water), time.perf_counter() - start)
+
+
+def _run_block(compiled, block, core, memory, views, gm_hi, template, block_slot) -> BlockTrace:
+    ctx = ExecContext(views, gm_hi)
+    ctx.core_memory = memory
+    ctx.env = list(template)
+    ctx.env[block_slot] = block
+    records = []
+    ctx.append = records.append
+    try:
+        compiled.run_block(ctx)
+    except SimulatorError as exc:
+        raise exc.locate(kernel=compiled.kernel.name, block=block)
+    unanswered = {key: -count for key, count in ctx.flags.items() if count < 0}
+    if unanswered:
+        (src, dst, event), missing = next(iter(unanswered.items()))
+        raise SyncError(f"wait_flag({src}, {dst}, event {event}) is waited for {missing} more time(s) than "
+                        f"set_flag raises it: the core would hang", kernel=compiled.kernel.name, block=block)
+    return BlockTrace(block, core, records)

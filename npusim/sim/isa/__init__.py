@@ -1,0 +1,28 @@
+"""The AI-core instruction table: ``ISA[opcode] -> InstrSpec`` (operands, numpy semantics, cost row).
+
+One module per family holds its rows (``ROWS``); this package only gathers them.  A new instruction is one row in
+its family's module plus one test.
+"""
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from npusim.sim.isa import binary, cmpsel, conv, cube, dup_reduce, moves, scalar, scalar_ops, sync, unary
+from npusim.sim.isa.spec import REQUIRED, CompiledInstr, InstrSpec, InstrStatic, OperandSpec
+
+_FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar)
+
+
+def _build_table():
+    table = {}
+    for module in _FAMILIES:
+        for row in module.ROWS:
+            if row.opcode in table:
+                raise RuntimeError(f"instruction {row.opcode!r} is defined twice in the ISA table")
+            table[row.opcode] = row
+    return MappingProxyType(table)
+
+
+ISA = _build_table()
+
+__all__ = ["ISA", "InstrSpec", "InstrStatic", "OperandSpec", "CompiledInstr", "REQUIRED"]

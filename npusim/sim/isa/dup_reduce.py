@@ -1,0 +1,121 @@
+"""``vector_dup`` and the per-repeat reductions ``vcadd``, ``vcmax``, ``vcmin``.
+
+``vcadd`` sums the active lanes of each repeat as the hardware does (CANN docs): a binary tree over adjacent
+pairs (lane 0 + lane 1, lane 2 + lane 3, ...), each level rounded to the dtype; float16 partial sums that
+overflow saturate to +-65504 instead of becoming inf.  Masked-out lanes count as 0.  ``vcmax``/``vcmin`` write a
+(value, index) pair per repeat: the index (lane number of the first extreme) is stored as the raw bits of an
+unsigned integer of the dtype's width.  dst_rep_stride counts whole results (1 element for vcadd, 2 for vcmax).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from npusim.errors.sim import InvalidOperandError
+from npusim.sim.checks import check_dtype
+from npusim.sim.dtypes import np_dtype
+from npusim.sim.expr import Const
+from npusim.sim.isa.context import CompileContext
+from npusim.sim.isa.plans import check_overlap, mask_lanes, strided_plan
+from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
+from npusim.sim.isa.vector import (VectorShape, check_static_access, compile_elementwise, compile_stride, lanes_for,
+                                   locate)
+
+DUP_OPERANDS = (OperandSpec("mask", "mask"), OperandSpec("dst", "tensor"), OperandSpec("scalar", "scalar"),
+                OperandSpec("repeat_times", "int"), OperandSpec("dst_blk_stride", "int", 1),
+                OperandSpec("dst_rep_stride", "int", 8))
+REDUCE_OPERANDS = (OperandSpec("mask", "mask"), OperandSpec("dst", "tensor"), OperandSpec("src", "tensor"),
+                   OperandSpec("repeat_times", "int"), OperandSpec("dst_rep_stride", "int", 1),
+                   OperandSpec("src_blk_stride", "int", 1), OperandSpec("src_rep_stride", "int", 8))
+REDUCE_STRIDE_MAX = 65535
+
+
+def _dup(inputs, scalar, npdt):
+    return scalar
+
+
+def _tree_sum(values: np.ndarray, npdt: np.dtype) -> np.ndarray:
+    """Adjacent-pair binary-tree sum along axis 1, rounding to npdt per level (float16 saturates)."""
+    level = values
+    with np.errstate(over="ignore", invalid="ignore"):
+        while level.shape[1] > 1:
+            if level.shape[1] % 2:
+                level = np.concatenate([level, np.zeros((level.shape[0], 1), dtype=level.dtype)], axis=1)
+            left, right = level[:, 0::2], level[:, 1::2]
+            summed = (left + right).astype(npdt)
+            if npdt == np.float16:
+                overflow = np.isinf(summed) & np.isfinite(left) & np.isfinite(right)
+                summed = np.where(overflow, np.copysign(np.float16(65504), summed), summed)
+            level = summed
+    return level[:, 0]
+
+
+def _vcadd(grid: np.ndarray, npdt: np.dtype) -> np.ndarray:
+    return _tree_sum(grid, npdt)
+
+
+def _extreme(grid: np.ndarray, npdt: np.dtype, find_max: bool) -> np.ndarray:
+    index = np.argmax(grid, axis=1) if find_max else np.argmin(grid, axis=1)
+    value = grid[np.arange(grid.shape[0]), index]
+    pairs = np.empty((grid.shape[0], 2), dtype=npdt)
+    pairs[:, 0] = value
+    pairs[:, 1] = index.astype(np.dtype(f"u{npdt.itemsize}")).view(npdt)
+    return pairs.reshape(-1)
+
+
+def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) -> CompiledInstr:
+    site = kc.site
+    dst = kc.tensor("dst", instr.arg("dst"), ("UB",))
+    src = kc.tensor("src", instr.arg("src"), ("UB",))
+    dtype = src.dtype
+    if dst.dtype != dtype:
+        raise kc.fail(InvalidOperandError, f"dst dtype {dst.dtype} differs from src dtype {dtype}")
+    check_dtype(site, kc.chip, spec.opcode, dtype)
+    kc.check_static_alignment(src)
+    kc.check_static_alignment(dst, align=dst.isz)
+    lanes = lanes_for((src,))
+    shape = VectorShape(kc, instr, (src,), lanes, {"src": ("src_blk_stride", "src_rep_stride")},
+                        stride_high=REDUCE_STRIDE_MAX)
+    dst_stride = compile_stride(kc, instr, "dst_rep_stride", REDUCE_STRIDE_MAX)
+    if shape.static_plans is not None:
+        check_static_access(kc, (src,), shape.static_plans[1])
+    npdt = np_dtype(dtype)
+    fill_value = npdt.type(fill(npdt))
+    index = site.instr_index
+
+    def run(ctx):
+        repeat, (src_plan,) = shape.plans(ctx.env)
+        stride = dst_stride.value if isinstance(dst_stride, Const) else dst_stride(ctx.env)
+        dst_plan = strided_plan(repeat, per_repeat, stride * per_repeat)
+        dst_view, dst_base = locate(ctx, site, dst, dst.base, dst_plan, aligned=False)
+        src_view, src_base = locate(ctx, site, src, src.base, src_plan)
+        check_overlap(site, dst, dst_base, dst_plan, src, src_base, src_plan, elementwise=False)
+        active = mask_lanes(shape.mask.value if isinstance(shape.mask, Const) else shape.mask(ctx.env), lanes)
+        grid = np.full((repeat, lanes), fill_value, dtype=npdt)
+        grid[:, active] = src_plan.read(src_view, src_base).reshape(repeat, active.size)
+        if repeat:
+            dst_plan.write(dst_view, dst_base, spec.semantics(grid, npdt))
+        ctx.append((index, repeat))
+
+    return CompiledInstr(InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text),
+                         run)
+
+
+def _reduce_row(opcode: str, semantics, fill, per_repeat: int, doc: str) -> InstrSpec:
+    compile_fn = functools.partial(compile_reduce, fill=fill, per_repeat=per_repeat)
+    return InstrSpec(opcode, "vector_reduce", REDUCE_OPERANDS, compile_fn, semantics, "vector", opcode, doc)
+
+
+ROWS = (
+    InstrSpec("vector_dup", "vector_dup", DUP_OPERANDS,
+              functools.partial(compile_elementwise, srcs=(), has_scalar=True), _dup, "vector", "vector_dup",
+              "dst = scalar (converted to dst's dtype) on every active lane"),
+    _reduce_row("vcadd", _vcadd, lambda dt: 0, 1, "dst[r] = pairwise-tree sum of repeat r's active lanes"),
+    _reduce_row("vcmax", functools.partial(_extreme, find_max=True),
+                lambda dt: -np.inf if dt.kind == "f" else np.iinfo(dt).min, 2,
+                "dst[2r], dst[2r+1] = max of repeat r, its lane index (raw unsigned bits)"),
+    _reduce_row("vcmin", functools.partial(_extreme, find_max=False),
+                lambda dt: np.inf if dt.kind == "f" else np.iinfo(dt).max, 2,
+                "dst[2r], dst[2r+1] = min of repeat r, its lane index (raw unsigned bits)"),
+)

@@ -1,0 +1,114 @@
+"""``data_move``: ``nburst`` bursts of ``burst`` x 32 bytes, with gaps (tail to next head) in 32-byte units.
+
+Paths and the pipe that runs each come from the chip (GM->UB on MTE2, UB->GM on MTE3, L1->L0A on MTE1 ...).
+Checks (TIK's): nburst in [1, 4095], burst in [1, 65535], gaps in [0, 65535], sid in [0, 15], equal dtypes,
+a path the chip has, local addresses 32-byte aligned (GM: element-aligned), every byte inside its buffer (GM:
+inside the parameter's extent rounded up to 32 bytes).  Gaps are ignored when nburst == 1.  The copy is one
+slice assignment, or one strided 2-D assignment when there are gaps.
+"""
+from __future__ import annotations
+
+from numpy.lib.stride_tricks import as_strided
+
+from npusim.errors.sim import InvalidOperandError
+from npusim.sim.checks import check_access, check_aligned, check_int_range
+from npusim.sim.expr import Const
+from npusim.sim.isa.context import CompileContext
+from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
+from npusim.sim.isa.vector import compile_checked
+
+BURST_UNIT_BYTES = 32
+OPERANDS = (OperandSpec("dst", "tensor"), OperandSpec("src", "tensor"), OperandSpec("sid", "int", 0),
+            OperandSpec("nburst", "int"), OperandSpec("burst", "int"), OperandSpec("src_stride", "int", 0),
+            OperandSpec("dst_stride", "int", 0))
+_LIMITS = {"sid": 15, "nburst": 4095, "burst": 65535, "src_stride": 65535, "dst_stride": 65535}
+
+
+def _geometry(nburst: int, burst: int, src_gap: int, dst_gap: int) -> tuple:
+    """(burst_bytes, src_pitch_bytes, dst_pitch_bytes, contiguous) of a checked burst pattern."""
+    burst_bytes = burst * BURST_UNIT_BYTES
+    if nburst == 1:
+        return burst_bytes, burst_bytes, burst_bytes, True
+    return (burst_bytes, (burst + src_gap) * BURST_UNIT_BYTES, (burst + dst_gap) * BURST_UNIT_BYTES,
+            src_gap == 0 and dst_gap == 0)
+
+
+def _start(ctx, site, op, span: int) -> int:
+    """Byte start of a byte-view operand, checked for alignment (local) and for ``span`` bytes in bounds."""
+    start = op.base.value if isinstance(op.base, Const) else op.base(ctx.env)
+    if not op.is_gm and start % 32:
+        check_aligned(site, op.role, start)
+    hi = op.hi if op.hi is not None else ctx.gm_hi[op.key]
+    if start < op.lo or start + span > hi:
+        check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, hi)
+    return start
+
+
+def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
+    site = kc.site
+    dst = kc.tensor("dst", instr.arg("dst"))
+    src = kc.tensor("src", instr.arg("src"))
+    if dst.dtype != src.dtype:
+        raise kc.fail(InvalidOperandError, f"data_move needs equal dtypes, got dst {dst.dtype} and src {src.dtype}")
+    path = kc.chip.paths.get((src.space, dst.space))
+    if path is None:
+        known = ", ".join(f"{a}->{b}" for a, b in kc.chip.paths)
+        raise kc.fail(InvalidOperandError, f"data_move {src.space}->{dst.space} is not a path on {kc.chip.name} "
+                                           f"(paths: {known})")
+    dst_b, src_b = kc.as_bytes(dst), kc.as_bytes(src)
+    for op in (dst_b, src_b):
+        kc.check_static_alignment(op)
+    fields = {name: compile_checked(kc, instr.arg(name, 0 if name in ("sid", "src_stride", "dst_stride") else None),
+                                    _range_check(site, name)) for name in _LIMITS}
+    static_geometry = all(isinstance(fields[n], Const) for n in ("nburst", "burst", "src_stride", "dst_stride"))
+    index = site.instr_index
+
+    def geometry(env):
+        if static_geometry:
+            values = [fields[n].value for n in ("nburst", "burst", "src_stride", "dst_stride")]
+        else:
+            values = [f.value if isinstance(f, Const) else f(env)
+                      for f in (fields["nburst"], fields["burst"], fields["src_stride"], fields["dst_stride"])]
+        return (values[0],) + _geometry(*values)
+
+    fixed = geometry(None) if static_geometry else None
+    if fixed is not None:
+        _check_static_bounds(site, fixed, src_b, dst_b)
+
+    def run(ctx):
+        nburst, burst_bytes, src_pitch, dst_pitch, contiguous = fixed or geometry(ctx.env)
+        s0 = _start(ctx, site, src_b, (nburst - 1) * src_pitch + burst_bytes)
+        d0 = _start(ctx, site, dst_b, (nburst - 1) * dst_pitch + burst_bytes)
+        src_view, dst_view = ctx.views[src_b.key], ctx.views[dst_b.key]
+        if contiguous:
+            total = nburst * burst_bytes
+            dst_view[d0:d0 + total] = src_view[s0:s0 + total]
+        else:
+            src_2d = as_strided(src_view[s0:], shape=(nburst, burst_bytes), strides=(src_pitch, 1), writeable=False)
+            as_strided(dst_view[d0:], shape=(nburst, burst_bytes), strides=(dst_pitch, 1))[...] = src_2d
+        ctx.append((index, nburst * burst_bytes))
+
+    static = InstrStatic(index, spec.opcode, path.pipe, spec.cost_kind, spec.cost_key, dst.dtype,
+                         path=(src.space, dst.space), text=site.text)
+    return CompiledInstr(static, run)
+
+
+def _check_static_bounds(site, geometry: tuple, src, dst) -> None:
+    """At compile time, bounds of local operands with constant starts and a constant burst pattern."""
+    nburst, burst_bytes, src_pitch, dst_pitch, _ = geometry
+    for op, pitch in ((src, src_pitch), (dst, dst_pitch)):
+        if not op.is_gm and isinstance(op.base, Const):
+            start, span = op.base.value, (nburst - 1) * pitch + burst_bytes
+            if start < op.lo or start + span > op.hi:
+                check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, op.hi)
+
+
+def _range_check(site, name: str):
+    low = 1 if name in ("nburst", "burst") else 0
+    return lambda value: check_int_range(site, name, value, low, _LIMITS[name])
+
+
+ROWS = (
+    InstrSpec("data_move", "move", OPERANDS, compile_data_move, None, "move", "data_move",
+              "copy nburst bursts of burst*32 bytes from src to dst, gaps src_stride/dst_stride (32 B units)"),
+)

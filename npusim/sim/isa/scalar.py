@@ -1,0 +1,83 @@
+"""Scalar-unit instructions (pipe S): set a register, load a register from a tensor element, store an element.
+
+Registers hold Python numbers already converted to their dtype (ints wrap, floats round).  Loads and stores are
+element-granular (no 32-byte alignment) and bounds-checked like every other access.
+"""
+from __future__ import annotations
+
+from npusim.errors.sim import InvalidOperandError
+from npusim.sim.dtypes import cast_scalar
+from npusim.sim.expr import evaluator
+from npusim.sim.isa.context import CompileContext
+from npusim.sim.isa.plans import strided_plan
+from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
+from npusim.sim.isa.vector import locate
+
+SSET_OPERANDS = (OperandSpec("dst", "name"), OperandSpec("value", "scalar"))
+SLOAD_OPERANDS = (OperandSpec("dst", "name"), OperandSpec("src", "tensor"))
+SSTORE_OPERANDS = (OperandSpec("dst", "tensor"), OperandSpec("value", "scalar"))
+_ONE = strided_plan(1, 1, 0)
+
+
+def _register(kc: CompileContext, name) -> tuple:
+    """(slot, dtype) of scalar register ``name``."""
+    reg = next((r for r in kc.kernel.scalars if r.name == name), None)
+    if reg is None:
+        raise kc.fail(InvalidOperandError, f"{name!r} is not a scalar register of the kernel")
+    return kc.slots.slot(name), reg.dtype
+
+
+def _static(kc, spec, key: str) -> InstrStatic:
+    return InstrStatic(kc.site.instr_index, spec.opcode, "S", spec.cost_kind, key, text=kc.site.text)
+
+
+def compile_sset(instr, spec, kc: CompileContext) -> CompiledInstr:
+    slot, dtype = _register(kc, instr.arg("dst"))
+    value = evaluator(kc.expr(instr.arg("value")))
+    site, record = kc.site, (kc.site.instr_index, 1)
+
+    def run(ctx):
+        try:
+            ctx.env[slot] = cast_scalar(value(ctx.env), dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise site.error(InvalidOperandError, f"cannot set {dtype} register: {exc}") from None
+        ctx.append(record)
+
+    return CompiledInstr(_static(kc, spec, "alu"), run)
+
+
+def compile_sload(instr, spec, kc: CompileContext) -> CompiledInstr:
+    slot, dtype = _register(kc, instr.arg("dst"))
+    src = kc.tensor("src", instr.arg("src"), ("UB", "GM", "L1"))
+    site, record = kc.site, (kc.site.instr_index, 1)
+
+    def run(ctx):
+        view, base = locate(ctx, site, src, src.base, _ONE, aligned=False)
+        ctx.env[slot] = cast_scalar(view[base].item(), dtype)
+        ctx.append(record)
+
+    return CompiledInstr(_static(kc, spec, "mem"), run)
+
+
+def compile_sstore(instr, spec, kc: CompileContext) -> CompiledInstr:
+    dst = kc.tensor("dst", instr.arg("dst"), ("UB", "GM", "L1"))
+    value = evaluator(kc.expr(instr.arg("value")))
+    site, record = kc.site, (kc.site.instr_index, 1)
+    dtype = dst.dtype
+
+    def run(ctx):
+        view, base = locate(ctx, site, dst, dst.base, _ONE, aligned=False)
+        view[base] = cast_scalar(value(ctx.env), dtype)
+        ctx.append(record)
+
+    return CompiledInstr(_static(kc, spec, "mem"), run)
+
+
+ROWS = (
+    InstrSpec("sset", "scalar", SSET_OPERANDS, compile_sset, None, "scalar", "alu",
+              "register dst = value (converted to the register's dtype)"),
+    InstrSpec("sload", "scalar", SLOAD_OPERANDS, compile_sload, None, "scalar", "mem",
+              "register dst = src element"),
+    InstrSpec("sstore", "scalar", SSTORE_OPERANDS, compile_sstore, None, "scalar", "mem",
+              "dst element = value (converted to dst's dtype)"),
+)

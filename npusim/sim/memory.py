@@ -1,0 +1,128 @@
+"""Device memory: the GM allocator (bounds-checked allocations) and each core's local scopes (UB, L1, L0A/B/C).
+
+GM allocations are numpy byte arrays rounded up to 32 bytes; a :class:`DevicePtr` is (allocation id, byte
+offset), so pointer arithmetic never leaves its allocation unnoticed.  Local scopes are byte arenas sized from
+the chip, created on first use and filled with a poison byte (0xFF: float NaN, integer -1) so reads of data no
+instruction wrote stand out; typed views of an arena are cached per dtype.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from npusim.errors.sim import DeviceMemoryError
+from npusim.sim.dtypes import np_dtype
+
+GM_ALIGN_BYTES = 32
+POISON_BYTE = 0xFF
+
+
+@dataclass(frozen=True)
+class DevicePtr:
+    """A device address: byte ``offset`` inside GM allocation ``alloc_id``.  ``ptr + n`` advances n bytes."""
+
+    alloc_id: int
+    offset: int = 0
+
+    def __add__(self, nbytes: int) -> "DevicePtr":
+        return DevicePtr(self.alloc_id, self.offset + int(nbytes))
+
+    def __repr__(self) -> str:
+        return f"DevicePtr(alloc={self.alloc_id}, offset={self.offset})"
+
+
+@dataclass
+class Allocation:
+    """One GM allocation: ``size_bytes`` requested, ``data`` holds the 32-byte-rounded bytes."""
+
+    alloc_id: int
+    size_bytes: int
+    data: np.ndarray
+
+
+class GlobalMemory:
+    """The device's GM: malloc/free with a capacity (the chip's HBM size) and pointer validation."""
+
+    def __init__(self, capacity_bytes: int):
+        self.capacity_bytes = int(capacity_bytes)
+        self.used_bytes = 0
+        self._allocs: dict = {}
+        self._ids = itertools.count(1)
+
+    def malloc(self, size_bytes: int) -> DevicePtr:
+        size = int(size_bytes)
+        if size <= 0:
+            raise DeviceMemoryError(f"malloc of {size_bytes} bytes: size must be positive")
+        padded = -(-size // GM_ALIGN_BYTES) * GM_ALIGN_BYTES
+        if self.used_bytes + padded > self.capacity_bytes:
+            raise DeviceMemoryError(f"out of device memory: {size} bytes requested, {self.used_bytes} of "
+                                    f"{self.capacity_bytes} in use")
+        alloc = Allocation(next(self._ids), size, np.zeros(padded, dtype=np.uint8))
+        self._allocs[alloc.alloc_id] = alloc
+        self.used_bytes += padded
+        return DevicePtr(alloc.alloc_id, 0)
+
+    def free(self, ptr: DevicePtr) -> None:
+        alloc = self.allocation(ptr)
+        if ptr.offset != 0:
+            raise DeviceMemoryError(f"free({ptr!r}): not the start of an allocation")
+        self.used_bytes -= alloc.data.size
+        del self._allocs[alloc.alloc_id]
+
+    def allocation(self, ptr) -> Allocation:
+        if not isinstance(ptr, DevicePtr):
+            raise DeviceMemoryError(f"{ptr!r} is not a device pointer")
+        alloc = self._allocs.get(ptr.alloc_id)
+        if alloc is None:
+            raise DeviceMemoryError(f"{ptr!r} points to freed or unknown device memory")
+        return alloc
+
+    def region(self, ptr: DevicePtr, nbytes: int) -> np.ndarray:
+        """The ``nbytes`` bytes at ``ptr`` as a writable uint8 view; raises if they leave the allocation."""
+        alloc = self.allocation(ptr)
+        end = ptr.offset + int(nbytes)
+        if ptr.offset < 0 or end > alloc.data.size:
+            raise DeviceMemoryError(f"{nbytes} bytes at {ptr!r} overrun the allocation of {alloc.size_bytes} "
+                                    f"bytes")
+        return alloc.data[ptr.offset:end]
+
+    def tail(self, ptr: DevicePtr) -> np.ndarray:
+        """All bytes from ``ptr`` to the end of its (32-byte rounded) allocation."""
+        alloc = self.allocation(ptr)
+        if not 0 <= ptr.offset <= alloc.data.size:
+            raise DeviceMemoryError(f"{ptr!r} lies outside its allocation of {alloc.size_bytes} bytes")
+        return alloc.data[ptr.offset:]
+
+
+class CoreMemory:
+    """One core's local scopes, created on first use; also the core's CMPMASK register."""
+
+    def __init__(self, chip, fill_byte: int = POISON_BYTE):
+        self.chip = chip
+        self.fill_byte = fill_byte
+        self._arenas: dict = {}
+        self._views: dict = {}
+        self.cmpmask = None
+
+    def arena(self, scope: str) -> np.ndarray:
+        arena = self._arenas.get(scope)
+        if arena is None:
+            arena = np.full(self.chip.scope_bytes(scope), self.fill_byte, dtype=np.uint8)
+            self._arenas[scope] = arena
+        return arena
+
+    def view(self, scope: str, dtype: str) -> np.ndarray:
+        """The whole scope as a 1-D array of ``dtype``."""
+        key = (scope, dtype)
+        view = self._views.get(key)
+        if view is None:
+            arena = self.arena(scope)
+            isz = np_dtype(dtype).itemsize
+            view = arena[:arena.size - arena.size % isz].view(np_dtype(dtype))
+            self._views[key] = view
+        return view
+
+    def scopes_in_use(self) -> list:
+        return sorted(self._arenas)

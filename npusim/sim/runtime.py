@@ -1,0 +1,205 @@
+"""The device runtime, shaped like Ascend's (aclrtMalloc / aclrtMemcpy / launch / aclrtSynchronizeStream).
+
+    dev = Device()                       # the current chip (NPUSIM_SOC / set_chip / Ascend910)
+    x = dev.to_device(np.ones(4096, np.float16))
+    y = dev.malloc(4096 * 2)
+    rec = dev.launch(kernel, [x, y], block_dim=8)      # queued on the default stream
+    dev.synchronize()                                   # runs it; errors surface here
+    out = dev.from_device(y, (4096,), "float16")
+    rec.cost.total_cycles, rec.cost.time_us
+
+Launches are asynchronous: a stream runs its queued work at ``synchronize()`` (or before any blocking memcpy),
+in order.  Workspace parameters the caller does not pass are allocated for the launch.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from npusim.errors.sim import DeviceMemoryError, InvalidOperandError
+from npusim.sim import executor
+from npusim.sim.chip import Chip, current_chip, get_chip
+from npusim.sim.compiler import compile_for
+from npusim.sim.dtypes import np_dtype
+from npusim.sim.kernel import Kernel
+from npusim.sim.memory import POISON_BYTE, DevicePtr, GlobalMemory
+
+
+class LaunchRecord:
+    """One kernel launch: ``trace`` once it ran; ``cost`` (the cycle model's report) computed on first use."""
+
+    def __init__(self, kernel: Kernel, chip: Chip, block_dim: int):
+        self.kernel, self.chip, self.block_dim = kernel, chip, block_dim
+        self.trace = None
+        self._cost = None
+
+    @property
+    def done(self) -> bool:
+        return self.trace is not None
+
+    @property
+    def cost(self):
+        if self.trace is None:
+            raise InvalidOperandError(f"kernel {self.kernel.name} has not run yet: synchronize the stream first")
+        if self._cost is None:
+            from npusim.sim.cost import estimate
+            self._cost = estimate(self.trace, self.chip)
+        return self._cost
+
+
+class Stream:
+    """An in-order queue of device work; ``synchronize`` runs everything queued."""
+
+    def __init__(self, device: "Device"):
+        self.device = device
+        self._pending: list = []
+
+    def enqueue(self, work) -> None:
+        self._pending.append(work)
+
+    def synchronize(self) -> None:
+        while self._pending:
+            work = self._pending.pop(0)
+            try:
+                work()
+            except BaseException:
+                self._pending.clear()
+                raise
+
+
+class Device:
+    """A simulated Ascend device: GM of the chip's HBM size, streams, kernel launches."""
+
+    def __init__(self, chip=None, fill_byte: int = POISON_BYTE):
+        self.chip = current_chip() if chip is None else (chip if isinstance(chip, Chip) else get_chip(chip))
+        self.gm = GlobalMemory(self.chip.hbm_bytes)
+        self.fill_byte = fill_byte
+        self.default_stream = Stream(self)
+        self._streams = [self.default_stream]
+
+    # -- memory ---------------------------------------------------------------------------------------------
+    def malloc(self, size_bytes: int) -> DevicePtr:
+        """Allocate ``size_bytes`` of GM (zeroed, rounded up to 32 bytes)."""
+        return self.gm.malloc(size_bytes)
+
+    def free(self, ptr: DevicePtr) -> None:
+        self.synchronize()
+        self.gm.free(ptr)
+
+    def create_stream(self) -> Stream:
+        stream = Stream(self)
+        self._streams.append(stream)
+        return stream
+
+    def memcpy(self, dst, src, size_bytes: Optional[int] = None) -> None:
+        """Blocking copy host<->device or device<->device.  dst/src: DevicePtr or numpy array; the size
+        defaults to the array's bytes (host side) or must be given (device to device)."""
+        self.synchronize()
+        self._copy(dst, src, size_bytes)
+
+    def memcpy_async(self, dst, src, size_bytes: Optional[int] = None, stream: Optional[Stream] = None) -> None:
+        (stream or self.default_stream).enqueue(lambda: self._copy(dst, src, size_bytes))
+
+    def _copy(self, dst, src, size_bytes) -> None:
+        if isinstance(dst, DevicePtr) and isinstance(src, np.ndarray):
+            data = np.ascontiguousarray(src).view(np.uint8).reshape(-1)
+            count = data.size if size_bytes is None else int(size_bytes)
+            self.gm.region(dst, count)[...] = data[:count]
+        elif isinstance(dst, np.ndarray) and isinstance(src, DevicePtr):
+            if not dst.flags.c_contiguous:
+                raise DeviceMemoryError("memcpy to host needs a C-contiguous destination array")
+            out = dst.view(np.uint8).reshape(-1)
+            count = out.size if size_bytes is None else int(size_bytes)
+            out[:count] = self.gm.region(src, count)
+        elif isinstance(dst, DevicePtr) and isinstance(src, DevicePtr):
+            if size_bytes is None:
+                raise DeviceMemoryError("device-to-device memcpy needs size_bytes")
+            self.gm.region(dst, size_bytes)[...] = self.gm.region(src, size_bytes)
+        else:
+            raise DeviceMemoryError(f"memcpy between {type(src).__name__} and {type(dst).__name__} is not a copy "
+                                    f"the runtime supports (use DevicePtr and numpy arrays)")
+
+    def to_device(self, array) -> DevicePtr:
+        """Allocate GM for ``array`` and copy it there."""
+        array = np.ascontiguousarray(array)
+        ptr = self.malloc(max(array.nbytes, 1))
+        self.memcpy(ptr, array)
+        return ptr
+
+    def from_device(self, ptr: DevicePtr, shape, dtype) -> np.ndarray:
+        """Copy ``shape`` elements of ``dtype`` at ``ptr`` into a new host array."""
+        out = np.empty(shape, dtype=np_dtype(str(np.dtype(dtype))))
+        self.memcpy(out, ptr)
+        return out
+
+    # -- kernels --------------------------------------------------------------------------------------------
+    def launch(self, kernel: Kernel, args: Sequence, block_dim: Optional[int] = None,
+               stream: Optional[Stream] = None) -> LaunchRecord:
+        """Queue ``kernel`` with ``args`` (one per parameter, in order; trailing workspaces may be omitted)."""
+        block_dim = int(kernel.block_dim if block_dim is None else block_dim)
+        if not 1 <= block_dim <= 65535:
+            raise InvalidOperandError(f"block_dim {block_dim} outside [1, 65535]", kernel=kernel.name)
+        compiled = compile_for(kernel, self.chip)
+        gm_args, scalar_args = self._bind(kernel, list(args))
+        record = LaunchRecord(kernel, self.chip, block_dim)
+
+        def work():
+            record.trace = executor.run(compiled, gm_args, scalar_args, block_dim, self.fill_byte)
+            from npusim.sim import profiler
+            profiler.notify_launch(record)
+
+        (stream or self.default_stream).enqueue(work)
+        return record
+
+    def run(self, kernel: Kernel, args: Sequence, block_dim: Optional[int] = None) -> LaunchRecord:
+        """Launch on the default stream and synchronize."""
+        record = self.launch(kernel, args, block_dim)
+        self.synchronize()
+        return record
+
+    def synchronize(self) -> None:
+        """Run all queued work of every stream of this device."""
+        for stream in self._streams:
+            stream.synchronize()
+
+    def _bind(self, kernel: Kernel, args: list) -> tuple:
+        params = kernel.params
+        required = [p for p in params if p.kind != "workspace"]
+        if len(args) < len(required) or len(args) > len(params):
+            raise InvalidOperandError(f"kernel {kernel.name} takes {len(required)} argument(s) "
+                                      f"({', '.join(p.name for p in required)}), got {len(args)}")
+        gm_args, scalar_args = {}, {}
+        for index, param in enumerate(params):
+            if index >= len(args):  # a workspace the caller left to us
+                args.append(self.malloc(param.size_elems * np_dtype(param.dtype).itemsize))
+            value = args[index]
+            if param.kind == "scalar":
+                if isinstance(value, (DevicePtr, np.ndarray)):
+                    raise InvalidOperandError(f"argument {param.name} is a scalar, got {type(value).__name__}")
+                scalar_args[param.name] = value
+            else:
+                gm_args[index] = self._bind_gm(kernel, param, value)
+        return gm_args, scalar_args
+
+    def _bind_gm(self, kernel: Kernel, param, ptr) -> executor.GmBinding:
+        if not isinstance(ptr, DevicePtr):
+            raise InvalidOperandError(f"argument {param.name} must be a DevicePtr, got {type(ptr).__name__}",
+                                      kernel=kernel.name)
+        data = self.gm.tail(ptr)
+        declared = param.size_elems * np_dtype(param.dtype).itemsize if param.shape else data.size
+        if declared > data.size:
+            raise DeviceMemoryError(f"argument {param.name} declares {declared} bytes but only {data.size} remain "
+                                    f"in its allocation after {ptr!r}", kernel=kernel.name)
+        return executor.GmBinding(data, min(-(-declared // 32) * 32, data.size))
+
+
+_default: dict = {"device": None}  # one default device per process, re-created when the current chip changes
+
+
+def default_device() -> Device:
+    """The process's default device for the current chip (an explicit cache, replaced when the chip changes)."""
+    device = _default["device"]
+    if device is None or device.chip is not current_chip():
+        device = _default["device"] = Device()
+    return device

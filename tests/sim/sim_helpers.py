@@ -1,0 +1,78 @@
+"""Helpers shared by the tests of npusim.sim: one-instruction kernels over a UB image, and a sequential reference
+of vector addressing written element by element (independent of the simulator's vectorised plans)."""
+from __future__ import annotations
+
+import numpy as np
+
+from npusim.sim import Device, KernelBuilder, get_chip
+
+UB_ELEMS_F16 = 16384  # the test UB image: 32 KiB
+
+
+def run_on_ub(opcode: str, image: np.ndarray, operands: dict, chip="Ascend910", views=None, extra=None):
+    """Run one instruction on a UB holding ``image`` (any dtype, bytes copied in/out through GM); return the UB.
+
+    Tensor operands are given as element offsets (ints) into the image, or (offset, dtype) to view the UB as
+    another dtype.  ``extra``: callable(kb, ub) adding instructions after the one under test.
+    """
+    chip = get_chip(chip)
+    kb = KernelBuilder(f"t_{opcode}")
+    nbytes = image.nbytes
+    gm = kb.tensor("uint8", (nbytes,), "GM", "mem")
+    ub = kb.tensor("uint8", (nbytes,), "UB", "ub")
+    kb.data_move(ub, gm, 0, 1, nbytes // 32, 0, 0)
+    dtype = str(image.dtype)
+    args = {}
+    for name, value in operands.items():
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], str):
+            args[name] = ub.reinterpret_cast_to(value[1])[value[0]]
+        elif name in _TENSOR_OPERANDS and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            args[name] = ub.reinterpret_cast_to(dtype)[int(value)]
+        else:
+            args[name] = value
+    kb.emit(opcode, **args)
+    if extra is not None:
+        extra(kb, ub)
+    kb.data_move(gm, ub, 0, 1, nbytes // 32, 0, 0)
+    kernel = kb.build(inputs=[gm], outputs=[], check=False)
+    device = Device(chip)
+    ptr = device.to_device(image)
+    record = device.run(kernel, [ptr])
+    return device.from_device(ptr, image.shape, image.dtype), record
+
+
+_TENSOR_OPERANDS = {"dst", "src", "src0", "src1", "sel"}
+
+
+def lanes_of(mask, lanes: int) -> list:
+    if isinstance(mask, (tuple, list)):
+        high, low = mask
+        return [l for l in range(lanes) if ((low >> l) & 1 if l < 64 else (high >> (l - 64)) & 1)]
+    return list(range(mask))
+
+
+def address(start: int, r: int, lane: int, blk: int, rep: int, isz: int) -> int:
+    per_block = 32 // isz
+    return start + r * rep * per_block + (lane // per_block) * blk * per_block + lane % per_block
+
+
+def ref_elementwise(image, func, dst, srcs, mask, repeat, strides, lanes=None, dst_reads=False, isz=None):
+    """Sequential reference: for each repeat, read the sources' active lanes, then write dst's.
+
+    strides: {operand: (blk, rep)} for "dst" and each of srcs (list of (name, start)).  isz: the itemsize the
+    addresses are computed with (default: the image's; pass it when the image is a widened copy).
+    """
+    mem = image.copy()
+    isz = isz or mem.dtype.itemsize
+    lanes = lanes or 256 // isz
+    active = lanes_of(mask, lanes)
+    for r in range(repeat):
+        values = []
+        for lane in active:
+            args = [mem[address(start, r, lane, *strides[name], isz)] for name, start in srcs]
+            if dst_reads:
+                args.append(mem[address(dst, r, lane, *strides["dst"], isz)])
+            values.append(func(*args))
+        for lane, value in zip(active, values):
+            mem[address(dst, r, lane, *strides["dst"], isz)] = value
+    return mem

@@ -1,0 +1,144 @@
+"""Device runtime (memory, streams, launches) and the profiler (table, Chrome trace, `npusim profile`)."""
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from npusim.errors import DeviceMemoryError
+from npusim.sim import Device, KernelBuilder, default_device, profile
+from npusim.sim.commands import profile_main
+
+
+def test_malloc_memcpy_free():
+    dev = Device("Ascend910")
+    data = np.arange(100, dtype=np.float32)
+    ptr = dev.to_device(data)
+    assert np.array_equal(dev.from_device(ptr, (100,), np.float32), data)
+    other = dev.malloc(400)
+    dev.memcpy(other, ptr, 400)
+    assert np.array_equal(dev.from_device(other + 40, (90,), np.float32), data[10:])
+    with pytest.raises(DeviceMemoryError, match="overrun"):
+        dev.from_device(other + 40, (100,), np.float32)
+    dev.free(other)
+    with pytest.raises(DeviceMemoryError, match="freed"):
+        dev.free(other)
+    with pytest.raises(DeviceMemoryError, match="freed"):
+        dev.from_device(other, (1,), np.float32)
+    with pytest.raises(DeviceMemoryError, match="positive"):
+        dev.malloc(0)
+
+
+def _copy_kernel(with_workspace=False):
+    kb = KernelBuilder("copy", block_dim=2)
+    src = kb.tensor("float16", (512,), "GM", "src")
+    dst = kb.tensor("float16", (512,), "GM", "dst")
+    ub = kb.tensor("float16", (256,), "UB", "ub")
+    off = kb.block_idx * 256
+    kb.data_move(ub, src[off], 0, 1, 16, 0, 0)
+    if with_workspace:
+        ws = kb.tensor("float16", (512,), "GM", "ws", is_workspace=True)
+        kb.data_move(ws[off], ub, 0, 1, 16, 0, 0)
+        kb.data_move(ub, ws[off], 0, 1, 16, 0, 0)
+    kb.data_move(dst[off], ub, 0, 1, 16, 0, 0)
+    return kb.build(inputs=[src], outputs=[dst])
+
+
+def test_launch_is_asynchronous_until_synchronize():
+    dev = Device("Ascend910")
+    data = np.arange(512).astype(np.float16)
+    src, dst = dev.to_device(data), dev.malloc(1024)
+    stream = dev.create_stream()
+    record = dev.launch(_copy_kernel(), [src, dst], stream=stream)
+    assert not record.done
+    stream.synchronize()
+    assert record.done and record.trace.block_dim == 2
+    assert np.array_equal(dev.from_device(dst, (512,), np.float16), data)
+
+
+def test_workspace_allocated_when_not_passed():
+    dev = Device("Ascend910")
+    kernel = _copy_kernel(with_workspace=True)
+    assert kernel.params[-1].kind == "workspace"
+    data = np.arange(512).astype(np.float16)
+    src, dst = dev.to_device(data), dev.malloc(1024)
+    dev.run(kernel, [src, dst])
+    assert np.array_equal(dev.from_device(dst, (512,), np.float16), data)
+
+
+def test_default_device_follows_chip():
+    from npusim.sim import set_chip
+    first = default_device()
+    assert default_device() is first
+    set_chip("Ascend310")
+    try:
+        assert default_device().chip.name == "Ascend310"
+    finally:
+        set_chip(None)
+
+
+def test_profile_session_table_and_chrome_trace(tmp_path):
+    dev = Device("Ascend910")
+    data = np.arange(512).astype(np.float16)
+    src, dst = dev.to_device(data), dev.malloc(1024)
+    with profile() as session:
+        dev.run(_copy_kernel(), [src, dst])
+        dev.run(_copy_kernel(), [src, dst], block_dim=1)
+    assert len(session.records) == 2
+    table = session.table()
+    assert "copy" in table and "MTE2" in table and "UB peak" in table
+    rows = session.rows()
+    assert rows[0]["block_dim"] == 2 and rows[0]["ub_bytes"] == 512 and rows[0]["busiest_pipe"] == "MTE2"
+    trace = session.chrome_trace()
+    names = {(e["pid"], e["args"]["name"]) for e in trace["traceEvents"] if e["name"] == "process_name"}
+    assert {(1, "core 0"), (2, "core 1")} <= names
+    threads = {e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "thread_name"}
+    assert {"MTE2", "MTE3"} <= threads
+    slices = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] > 0]
+    assert slices and all(e["dur"] > 0 for e in slices)
+    second = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] == 0][1]
+    assert second["ts"] > 0
+    path = tmp_path / "t.json"
+    session.write_chrome_trace(path)
+    assert json.loads(path.read_text())["traceEvents"]
+
+
+def test_profile_command_runs_script(tmp_path, capsys):
+    script = tmp_path / "user_script.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import numpy as np
+        from npusim.sim import Device, KernelBuilder
+        kb = KernelBuilder("from_script")
+        gm = kb.tensor("float32", (64,), "GM", "gm")
+        ub = kb.tensor("float32", (64,), "UB", "ub")
+        kb.data_move(ub, gm, 0, 1, 8, 0, 0)
+        kb.vmuls(64, ub, ub, 3.0, 1, 1, 1, 8, 8)
+        kb.data_move(gm, ub, 0, 1, 8, 0, 0)
+        dev = Device()
+        ptr = dev.to_device(np.ones(64, np.float32))
+        dev.run(kb.build(), [ptr])
+        print("script says", dev.from_device(ptr, (64,), np.float32)[0], sys.argv[1:])
+    """))
+    trace_path = tmp_path / "trace.json"
+    status = profile_main(["--soc", "Ascend910B1", "--trace", str(trace_path), str(script), "--flag", "x"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "script says 3.0 ['--flag', 'x']" in out
+    assert "from_script" in out and "Ascend910B1" in out
+    assert json.loads(trace_path.read_text())["traceEvents"]
+    from npusim.sim import set_chip
+    set_chip(None)
+
+
+def test_png_when_matplotlib_available(tmp_path):
+    dev = Device("Ascend910")
+    src, dst = dev.to_device(np.zeros(512, np.float16)), dev.malloc(1024)
+    with profile() as session:
+        dev.run(_copy_kernel(), [src, dst])
+    written = session.write_png(tmp_path / "t.png")
+    try:
+        import matplotlib  # noqa: F401
+        assert written and (tmp_path / "t.png").stat().st_size > 0
+    except ImportError:
+        assert written is False

@@ -20,3 +20,11 @@ from npusim.errors.frontend import (  # noqa: F401
     HybridNameError,
     KernelSelectionError,
 )
+from npusim.errors.hybrid import HybridValueError  # noqa: F401
+from npusim.errors.aot import AotFileNotFoundError, AotLoadError, AotSymbolError  # noqa: F401
+from npusim.errors.sim import (  # noqa: F401
+    SimulatorError, OutOfBoundsError, CapacityError, AlignmentError, RepeatError, MaskError,
+    UnsupportedDtypeError, OverlapError, InvalidOperandError, SyncError, KernelFormatError, DeviceMemoryError,
+    UnknownChipError, ChipModelError,
+)
+from npusim.errors.aicpu import *  # noqa: F401,F403  (AicpuKernelError, AicpuLibraryNotFoundError, ...)

@@ -10,7 +10,7 @@ BACKENDS = {
     "hybrid": "npusim.custom.backends.hybrid:HybridBackend",
     "akg": "npusim.custom.backends.hybrid:AkgBackend",
     "tbe": "npusim.custom.backends.unsupported:TbeBackend",
-    "aicpu": "npusim.custom.backends.unsupported:AicpuBackend",
+    "aicpu": "npusim.custom.backends.aicpu:AicpuBackend",
     "julia": "npusim.custom.backends.unsupported:JuliaBackend",
 }
 

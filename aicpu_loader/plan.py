@@ -1,0 +1,115 @@
+"""Call plans: everything about an AICPU call that does not depend on tensor values, computed once per signature.
+
+A plan fixes where each tensor lives in the shared memory, the encoded request the kernel library decodes, and
+the output buffers.  Running a plan then only copies input values in and output values out (worker.py), which
+keeps a call at a few microseconds of Python on top of the process round trip.
+
+Shared-memory layout (offsets in bytes)::
+
+    [0, 8)                      u64 log size (bytes of log text the current call has written)
+    [LOG_OFFSET, +LOG_CAPACITY) log text
+    [DATA_OFFSET, ...)          tensors (64-byte aligned), then the encoded request
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from aicpu_loader import protocol
+from npusim.errors import OpTypeError
+
+LOG_SIZE_OFFSET = 0
+LOG_OFFSET = 64
+LOG_CAPACITY = 64 * 1024
+DATA_OFFSET = LOG_OFFSET + LOG_CAPACITY
+ALIGN_BYTES = 64
+
+_CODE_OF_DTYPE = {np.dtype(name): code for name, code in protocol.DTYPE_CODES.items()}
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """An output buffer to allocate: dtype name, declared dims (negative = dynamic), room in bytes, format."""
+
+    dtype: str
+    dims: tuple
+    capacity_bytes: int
+    unknown_rank: bool = False
+    format_code: int = protocol.FORMAT_ND
+
+
+@dataclass(frozen=True)
+class TensorSlot:
+    """Where one tensor lives in the shared memory, and its declared shape and dtype."""
+
+    offset: int
+    size_bytes: int
+    shape: tuple
+    dtype: np.dtype
+    dtype_code: int
+
+
+class CallPlan:
+    """A prepared call of ``op_type`` from ``library``: slots, the encoded request and where it goes.
+
+    Immutable after construction except for ``views``, a cache of numpy views onto the worker's current shared
+    memory (``views_epoch`` tells which mapping they belong to; the worker refreshes them after a remap).
+    """
+
+    __slots__ = ("library", "op_type", "inputs", "outputs", "request", "request_offset", "end_bytes", "views",
+                 "views_epoch")
+
+    def __init__(self, library: str, op_type: str, inputs: tuple, outputs: tuple, request: bytes,
+                 request_offset: int):
+        self.library = library
+        self.op_type = op_type
+        self.inputs: tuple[TensorSlot, ...] = inputs
+        self.outputs: tuple[TensorSlot, ...] = outputs
+        self.request = request
+        self.request_offset = request_offset
+        self.end_bytes = request_offset + len(request)
+        self.views: tuple = ()
+        self.views_epoch = -1
+
+
+def align(value: int) -> int:
+    """``value`` rounded up to ALIGN_BYTES."""
+    return (value + ALIGN_BYTES - 1) // ALIGN_BYTES * ALIGN_BYTES
+
+
+def dtype_code(dtype: np.dtype, op_type: str, what: str) -> int:
+    """CANN DataType code of a numpy dtype; OpTypeError naming the op when AICPU kernels cannot take it."""
+    code = _CODE_OF_DTYPE.get(np.dtype(dtype))
+    if code is None:
+        raise OpTypeError(f"AICPU op '{op_type}': {what} has dtype {np.dtype(dtype).name}, which AICPU kernels "
+                          f"cannot use (supported: {', '.join(protocol.DTYPE_CODES)})")
+    return code
+
+
+def plan_call(library: str, op_type: str, input_specs: Sequence[tuple[tuple, np.dtype]],
+              outputs: Sequence[OutputSpec], attrs_blob: bytes = b"", n_attrs: int = 0,
+              input_formats: Sequence[int] | None = None) -> CallPlan:
+    """Plan a call: inputs given as (shape, dtype) pairs, outputs as OutputSpecs, attributes already encoded
+    (:func:`aicpu_loader.protocol.encode_attrs`), input formats as CANN Format codes (default ND)."""
+    offset = DATA_OFFSET
+    in_slots, out_slots, in_descs, out_descs = [], [], [], []
+    for i, (shape, dtype) in enumerate(input_specs):
+        dtype = np.dtype(dtype)
+        shape = tuple(int(d) for d in shape)
+        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        code = dtype_code(dtype, op_type, f"input {i}")
+        fmt = input_formats[i] if input_formats else protocol.FORMAT_ND
+        in_slots.append(TensorSlot(offset, size, shape, dtype, code))
+        in_descs.append(protocol.TensorDesc(code, fmt, shape, offset, size))
+        offset = align(offset + size)
+    for i, spec in enumerate(outputs):
+        dtype = np.dtype(spec.dtype)
+        code = dtype_code(dtype, op_type, f"output {i}")
+        out_slots.append(TensorSlot(offset, spec.capacity_bytes, tuple(spec.dims), dtype, code))
+        out_descs.append(protocol.TensorDesc(code, spec.format_code, tuple(spec.dims), offset, spec.capacity_bytes,
+                                             spec.unknown_rank))
+        offset = align(offset + spec.capacity_bytes)
+    request = protocol.encode_request(op_type, in_descs, out_descs, attrs_blob, n_attrs)
+    return CallPlan(library, op_type, tuple(in_slots), tuple(out_slots), request, align(offset))

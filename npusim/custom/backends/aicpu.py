@@ -1,0 +1,197 @@
+"""``ops.Custom(func_type="aicpu")``: runs a C++ AICPU kernel (CANN ``CpuKernel`` API) on the simulated AI CPU.
+
+The op type is the reg info's ``op_name``; the ``cust_aicpu`` attribute (call argument, or the attr's value /
+default in the reg info) names the library X → ``libX.so`` (search order: :mod:`aicpu_loader.lookup`); the other
+attributes reach the kernel as ``AttrValue``s of their reg-info type.  Kernels run in the worker process of
+:mod:`aicpu_loader.worker`; outputs whose shape the kernel sets come back with that shape.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from aicpu_loader import lookup, protocol
+from aicpu_loader.plan import CallPlan, OutputSpec, plan_call
+from aicpu_loader.worker import default_worker
+from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
+from npusim.errors import AicpuAttrError, AicpuLibraryLoadError, OpValueError
+
+#: the attribute naming the kernel library
+LIBRARY_ATTR = "cust_aicpu"
+_ATTR_CACHE_LIMIT = 256
+_PLAN_CACHE_LIMIT = 256
+#: a dynamic output has room for at least this many elements per unit of its known dims
+DYNAMIC_MIN_ELEMENTS = 1024
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    """One reg-info attribute: its name, declared type, and the value used when a call does not pass it."""
+
+    name: str
+    value_type: str | None
+    default: Any = None
+
+
+def _attr_specs(reg: dict) -> tuple[AttrSpec, ...]:
+    specs = []
+    for entry in reg.get("attr") or []:
+        default = entry.get("value")
+        if default is None:
+            default = entry.get("defaultValue", entry.get("default_value"))
+        specs.append(AttrSpec(entry.get("name", f"attr{len(specs)}"), entry.get("type"), default))
+    return tuple(specs)
+
+
+def _hashable(value):
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+class AicpuBackend(Backend):
+    """Backend of func_type "aicpu".  ``timeout_s`` (None: the worker's default) bounds one kernel call;
+    ``last_log_lines`` holds what the kernel logged in the latest successful call."""
+
+    can_infer = False
+
+    def __init__(self, desc: OpDesc):
+        super().__init__(desc)
+        reg = desc.reg_info
+        if reg is None:
+            raise OpValueError(f"For 'Custom' op '{desc.name}', the 'reg_info' of func_type 'aicpu' must be set "
+                               f"(its op_name names the AICPU kernel), but got None")
+        if not isinstance(reg, dict) or not reg.get("op_name"):
+            raise OpValueError(f"For 'Custom' op '{desc.name}' (func_type 'aicpu'), the reg_info must be a dict "
+                               f"with a non-empty 'op_name', but got {reg!r}")
+        self.op_type: str = reg["op_name"]
+        self.attr_specs = _attr_specs(reg)
+        self._types = {spec.name: spec.value_type for spec in self.attr_specs}
+        self._defaults = {spec.name: spec.default for spec in self.attr_specs if spec.default is not None}
+        self._rows = [list(row) for row in reg.get("dtype_format") or []]
+        self._n_inputs = len(reg.get("inputs") or [])
+        self.timeout_s: float | None = None
+        self.last_log_lines: tuple = ()
+        self._libraries: dict = {}
+        self._encoded_attrs: dict = {}
+        self._formats: dict = {}
+        self._plans: dict = {}
+
+    # ---- per call ----------------------------------------------------------------------------------------------
+    def launch(self, inputs: list[np.ndarray], attrs: CallAttrs, out_shapes: list[tuple],
+               out_dtypes: list[str]) -> list[np.ndarray]:
+        """Run the kernel on ``inputs``; one array per output (dynamic outputs shaped as the kernel set them)."""
+        arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in inputs]
+        key = self._plan_key(arrays, attrs, out_shapes, out_dtypes)
+        plan = self._plans.get(key) if key is not None else None
+        if plan is None:
+            plan = self._make_plan(arrays, attrs, out_shapes, out_dtypes)
+            if key is not None:
+                if len(self._plans) >= _PLAN_CACHE_LIMIT:
+                    self._plans.clear()
+                self._plans[key] = plan
+        try:
+            result = default_worker().run(plan, arrays, self.timeout_s)
+        except AicpuLibraryLoadError:
+            if os.path.exists(plan.library):
+                raise
+            self._plans.clear()  # the library moved away since it was looked up: look it up again, once
+            self._libraries.clear()
+            result = default_worker().run(self._make_plan(arrays, attrs, out_shapes, out_dtypes), arrays,
+                                          self.timeout_s)
+        self.last_log_lines = result.log_lines
+        return result.outputs
+
+    @staticmethod
+    def _plan_key(arrays, attrs: CallAttrs, out_shapes, out_dtypes):
+        """What a call's plan depends on (None when an attribute value cannot be hashed)."""
+        try:
+            key = (attrs.names, attrs.values, tuple((a.shape, a.dtype) for a in arrays),
+                   tuple(tuple(s) for s in out_shapes), tuple(out_dtypes), os.environ.get(lookup.ENV_VAR))
+            hash(key)
+            return key
+        except TypeError:
+            try:
+                return (attrs.names, _hashable(attrs.values), tuple((a.shape, a.dtype) for a in arrays),
+                        tuple(tuple(s) for s in out_shapes), tuple(out_dtypes), os.environ.get(lookup.ENV_VAR))
+            except TypeError:
+                return None
+
+    def _make_plan(self, arrays, attrs: CallAttrs, out_shapes, out_dtypes) -> CallPlan:
+        values = dict(self._defaults)
+        values.update(zip(attrs.names, attrs.values))
+        library = self._library(values.get(LIBRARY_ATTR))
+        blob, count = self._encode(values)
+        in_formats, out_formats = self._row_formats(arrays, len(out_dtypes))
+        outputs = [self._output_spec(shape, dtype, arrays, fmt)
+                   for shape, dtype, fmt in zip(out_shapes, out_dtypes, out_formats)]
+        return plan_call(str(library), self.op_type, [(a.shape, a.dtype) for a in arrays], outputs, blob, count,
+                         in_formats)
+
+    def _library(self, name) -> Path:
+        if name is not None and not isinstance(name, str):
+            raise AicpuAttrError(f"AICPU op '{self.op_type}': '{LIBRARY_ATTR}' must be a str naming the kernel "
+                                 f"library, but got {type(name).__name__} {name!r}")
+        key = (name, os.environ.get(lookup.ENV_VAR))
+        path = self._libraries.get(key)
+        if path is None:
+            path = self._libraries[key] = lookup.find_library(name)
+        return path
+
+    def _encode(self, values: dict) -> tuple[bytes, int]:
+        try:
+            key = tuple((name, _hashable(value)) for name, value in values.items())
+            cached = self._encoded_attrs.get(key)
+        except TypeError:  # an unhashable value: encode every time
+            key, cached = None, None
+        if cached is not None:
+            return cached
+        items = [(name, value, self._types.get(name)) for name, value in values.items()]
+        encoded = protocol.encode_attrs(self.op_type, items)
+        if key is not None:
+            if len(self._encoded_attrs) >= _ATTR_CACHE_LIMIT:
+                self._encoded_attrs.clear()
+            self._encoded_attrs[key] = encoded
+        return encoded
+
+    def _row_formats(self, arrays: list[np.ndarray], n_outputs: int) -> tuple[list[int], list[int]]:
+        """CANN format codes of the dtype_format row matching the input dtypes (ND when none matches)."""
+        key = tuple(a.dtype for a in arrays)
+        cached = self._formats.get(key)
+        if cached is None:
+            cached = ([protocol.FORMAT_ND] * len(arrays), [protocol.FORMAT_ND] * n_outputs)
+            for row in self._rows:
+                if len(row) >= len(arrays) and all(_pair(p)[0] in ("", d.name) for p, d in zip(row, key)):
+                    codes = [protocol.FORMAT_CODES.get(_pair(p)[1], protocol.FORMAT_ND) for p in row]
+                    outs = codes[len(arrays):len(arrays) + n_outputs]
+                    cached = (codes[:len(arrays)], outs + [protocol.FORMAT_ND] * (n_outputs - len(outs)))
+                    break
+            self._formats[key] = cached
+        return cached
+
+    @staticmethod
+    def _output_spec(shape, dtype: str, arrays: list[np.ndarray], format_code: int) -> OutputSpec:
+        """The buffer of one output.  A negative dim marks a dynamic output (-2: unknown rank); it gets room for
+        (product of its known dims) x max(largest input's element count, DYNAMIC_MIN_ELEMENTS) elements, and its
+        shape is left unknown for the kernel to set."""
+        dims = tuple(int(d) for d in shape)
+        itemsize = np.dtype(dtype).itemsize
+        if all(d >= 0 for d in dims):
+            return OutputSpec(dtype, dims, math.prod(dims) * itemsize, False, format_code)
+        known = math.prod(d for d in dims if d > 0)
+        largest = max((a.size for a in arrays), default=0)
+        capacity = known * max(largest, DYNAMIC_MIN_ELEMENTS) * itemsize
+        declared = (-2,) if -2 in dims else dims
+        return OutputSpec(dtype, declared, capacity, True, format_code)
+
+
+def _pair(entry) -> tuple[str, str]:
+    """A dtype_format entry as (dtype, format): accepts ("float32", "DefaultFormat") and ["float32", "NCHW"]."""
+    if isinstance(entry, (list, tuple)) and len(entry) == 2:
+        return str(entry[0]), str(entry[1])
+    return str(entry), ""

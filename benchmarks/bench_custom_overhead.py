@@ -26,7 +26,7 @@ def per_call_us(fn, number):
 def make_ops():
     pyfunc = ops.Custom(lambda a, b: a + b, out_shape=lambda x, _: x, out_dtype=lambda x, _: x,
                         func_type="pyfunc")
-    aot = ops.Custom(os.path.join(HERE, "kernels", "aot_add.cc") + ":AotAdd", out_shape=lambda x, _: x,
+    aot = ops.Custom(os.path.join(os.path.dirname(HERE), "examples", "aot_add.cc") + ":CustomAdd", out_shape=lambda x, _: x,
                      out_dtype=lambda x, _: x, func_type="aot")
     return pyfunc, aot
 

@@ -28,3 +28,4 @@ from npusim.errors.sim import (  # noqa: F401
     UnknownChipError, ChipModelError,
 )
 from npusim.errors.aicpu import *  # noqa: F401,F403  (AicpuKernelError, AicpuLibraryNotFoundError, ...)
+from npusim.errors.tbe import *  # noqa: F401,F403  (TbeArgumentError, TbeScheduleError, TbeBuildError, ...)

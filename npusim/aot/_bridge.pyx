@@ -19,7 +19,7 @@ import numpy as np
 
 from npusim.aot.attrs import ATTR_KINDS, encode_attrs
 from npusim.aot.dtypes import ms_dtype_name
-from npusim.errors import AotKernelError, KernelRuntimeError, OpValueError
+from npusim.errors import AotKernelCrash, AotKernelError, KernelRuntimeError, OpValueError
 
 cnp.import_array()
 
@@ -49,6 +49,7 @@ cdef extern from "launch_state.h" namespace "npusim_aot":
     ctypedef vector[int64_t] (*InferShapeFn)(int *, int64_t **, void *)
     int kCallOk
     int kCallNonZero
+    int kCallSignal
     cdef cppclass CallResult:
         int outcome
         int code
@@ -339,7 +340,7 @@ cdef class AotKernel:
         outputs = [None] * plan.num_outputs
         for j in range(plan.num_outputs):
             dims = <cnp.ndarray>plan.out_dims[j]
-            array = cnp.PyArray_ZEROS(<int>dims.shape[0], <cnp.npy_intp *>cnp.PyArray_DATA(dims),
+            array = cnp.PyArray_EMPTY(<int>dims.shape[0], <cnp.npy_intp *>cnp.PyArray_DATA(dims),
                                       <int>plan.out_typenums[j], 0)
             outputs[j] = array
             io[plan.num_inputs + j] = cnp.PyArray_DATA(array)
@@ -361,6 +362,12 @@ cdef class AotKernel:
             raise AotKernelError(
                 f"Custom op '{self.op_name}': {function} in '{self.file_path}' returned {result.code}; "
                 "any non-zero return value is treated as the kernel's error code", code=result.code)
+        if result.outcome == kCallSignal:
+            raise AotKernelCrash(
+                f"Custom op '{self.op_name}': {function} in '{self.file_path}' crashed with signal "
+                f"{result.code} ({(<bytes>result.message).decode(errors='replace')}); npusim caught it and your "
+                "process continues, but memory the kernel was writing (outputs, its own heap) may be inconsistent",
+                signal_number=result.code)
         raise KernelRuntimeError(
             f"Custom op '{self.op_name}': {function} in '{self.file_path}' threw a C++ exception: "
             + (<bytes>result.message).decode(errors="replace"))

@@ -1,7 +1,7 @@
 """Compiling aot kernel sources (``.cc``/``.cpp``) into shared libraries, with an on-disk cache.
 
-The command is MindSpore's, ``g++ -std=c++17 --shared -fPIC`` (plus ``-O2``), with npusim's
-``custom_aot_extra.h`` and the source's own directory on the include path.
+The command is MindSpore's, ``g++ -std=c++17 --shared -fPIC``, plus ``-O3`` so that simple loops vectorise as
+numpy's do, with npusim's ``custom_aot_extra.h`` and the source's own directory on the include path.
 
 Cache: ``$NPUSIM_CACHE_DIR/aot`` (default ``~/.cache/npusim/aot``).  A library's name carries the sha256 of
 everything that decides its contents: the source, the headers beside it, npusim's header, the flags and the
@@ -20,7 +20,7 @@ from npusim.aot import INCLUDE_DIR
 from npusim.errors import AotFileNotFoundError, KernelBuildError, UnsupportedError
 
 COMPILER = "g++"
-BASE_FLAGS = ("-std=c++17", "--shared", "-fPIC", "-O2")
+BASE_FLAGS = ("-std=c++17", "--shared", "-fPIC", "-O3")
 SOURCE_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++")
 #: Files beside a source that may be #included by it and so take part in the cache key.
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")

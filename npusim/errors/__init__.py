@@ -21,7 +21,7 @@ from npusim.errors.frontend import (  # noqa: F401
     KernelSelectionError,
 )
 from npusim.errors.hybrid import HybridValueError  # noqa: F401
-from npusim.errors.aot import AotFileNotFoundError, AotLoadError, AotSymbolError  # noqa: F401
+from npusim.errors.aot import AotFileNotFoundError, AotKernelCrash, AotLoadError, AotSymbolError  # noqa: F401
 from npusim.errors.sim import (  # noqa: F401
     SimulatorError, OutOfBoundsError, CapacityError, AlignmentError, RepeatError, MaskError,
     UnsupportedDtypeError, OverlapError, InvalidOperandError, SyncError, KernelFormatError, DeviceMemoryError,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attr_store.h"
+#include "fault_guard.h"
 
 namespace npusim_aot {
 
@@ -27,11 +28,11 @@ constexpr int kMinShapeEntries = 8;
 // kernels that under-declare their workspace keep working as they do there.
 constexpr size_t kWorkspaceAlignBytes = 512;
 
-enum CallOutcome { kCallOk = 0, kCallNonZero = 1, kCallThrew = 2 };
+enum CallOutcome { kCallOk = 0, kCallNonZero = 1, kCallThrew = 2, kCallSignal = 3 };
 
 struct CallResult {
   int outcome = kCallOk;
-  int code = 0;  // the kernel's return value
+  int code = 0;  // the kernel's return value, or the signal number for kCallSignal
   std::string message;  // what() of a C++ exception thrown by user code
 };
 
@@ -86,17 +87,31 @@ class ExtraHandle {
   void *extra_;
 };
 
-// Runs `call` (returning the kernel's int status), turning C++ exceptions into a CallResult.
+// Runs `call` (returning the kernel's int status), turning C++ exceptions into a CallResult
+// and crashes (signals raised by the calling thread, see fault_guard.h) into kCallSignal.
 template <typename Call>
 CallResult GuardedCall(Call call) {
   CallResult result;
+  InstallFaultHandlers();
+  GuardSlot &slot = CurrentGuard();
+  EnsureAltStack(slot);
+  if (sigsetjmp(slot.env, 1) != 0) {
+    result.outcome = kCallSignal;
+    result.code = slot.signo;
+    result.message = strsignal(slot.signo);
+    return result;
+  }
+  slot.active = 1;
   try {
     result.code = call();
+    slot.active = 0;
     result.outcome = result.code == 0 ? kCallOk : kCallNonZero;
   } catch (const std::exception &error) {
+    slot.active = 0;
     result.outcome = kCallThrew;
     result.message = error.what();
   } catch (...) {
+    slot.active = 0;
     result.outcome = kCallThrew;
     result.message = "a C++ exception that is not a std::exception";
   }

@@ -45,8 +45,9 @@ class AotBackend(Backend):
 
     def launch(self, inputs: list[np.ndarray], attrs: CallAttrs,
                out_shapes: list[tuple], out_dtypes: list[str]) -> list[np.ndarray]:
-        """Call the kernel on ``inputs`` (read in place when C-contiguous); returns fresh zeroed-then-filled
-        outputs.  Raises AotKernelError (with ``.code``) when the kernel returns non-zero."""
+        """Call the kernel on ``inputs`` (read in place when C-contiguous); returns fresh outputs
+        (uninitialised, as MindSpore's device memory is, until the kernel writes them).  Raises AotKernelError
+        (with ``.code``) when the kernel returns non-zero and AotKernelCrash when it crashes."""
         kernel = self._kernel if self._kernel is not None else self.kernel()
         return kernel.launch(inputs if type(inputs) is list else list(inputs), attrs,
                              out_shapes if type(out_shapes) is list else list(out_shapes),

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
 from npusim.errors.sim import UnknownChipError
 from npusim.sim.chip import chip_names, current_chip, get_chip, set_chip
@@ -86,6 +88,9 @@ def profile_main(argv: list) -> int:
     from npusim.sim.profiler import profile
     if args.soc:
         set_chip(args.soc)
+    if not os.path.exists(args.script):
+        print(f"npusim profile: no such script: {args.script}", file=sys.stderr)
+        return 2
     with profile() as session:
         try:
             status = run_script(args.script, list(args.args))

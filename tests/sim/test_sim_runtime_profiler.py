@@ -131,6 +131,12 @@ def test_profile_command_runs_script(tmp_path, capsys):
     set_chip(None)
 
 
+def test_profile_missing_script_is_a_short_error(tmp_path, capsys):
+    status = profile_main([str(tmp_path / "missing.py")])
+    assert status == 2
+    assert "no such script" in capsys.readouterr().err
+
+
 def test_png_when_matplotlib_available(tmp_path):
     dev = Device("Ascend910")
     src, dst = dev.to_device(np.zeros(512, np.float16)), dev.malloc(1024)

@@ -5,7 +5,8 @@ Model (pipe level, not cycle accurate):
   hands to another pipe and running scalar instructions itself.  Every other pipe (V, M, MTE1, MTE2, MTE3, FIX)
   executes its queue in order, one instruction at a time: start = max(pipe free, issue time, flags waited for).
 * Costs come from the chip table: vector ``startup + per_repeat * repeat_times``; moves ``latency + bytes /
-  bandwidth``; mmad ``fixed + ceil(m/16) * ceil(n/16) * ceil(k/kstep)``; scalar and flag ops fixed cycles.
+  bandwidth``; mmad ``fixed + ceil(m/16) * ceil(n/16) * ceil(k/kstep)``; scalar and flag ops fixed cycles;
+  ``tvm_call`` (a scalar program) ``alu_ops * alu_cycles + mem_accesses * mem_cycles`` (isa/tvm_call/pricing).
 * GM transfers also need the core's share of HBM bandwidth (chip bandwidth / active cores), and MTE2 and MTE3
   of one core share that port: a transfer's data phase is placed in the first free gap of the port's calendar.
   A GM transfer completes ``latency`` after its data phase starts plus the data time, but its pipe may start the
@@ -144,6 +145,11 @@ class _CoreSim:
         kind = static.cost_kind
         if kind == "scalar":
             cycles = self.chip.scalar_alu_cycles if static.cost_key == "alu" else self.chip.scalar_mem_cycles
+            self.intervals["S"].append((s_time, s_time + cycles, static.index))
+            return s_time + cycles
+        if kind == "scalar_program":  # tvm_call: a whole loop nest on the scalar unit; units = (alu ops, accesses)
+            alu_ops, mem_accesses = record[1]
+            cycles = alu_ops * self.chip.scalar_alu_cycles + mem_accesses * self.chip.scalar_mem_cycles
             self.intervals["S"].append((s_time, s_time + cycles, static.index))
             return s_time + cycles
         if kind == "barrier":

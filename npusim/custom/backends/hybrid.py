@@ -2,7 +2,8 @@
 
 "hybrid" needs a ``@kernel`` function; "akg" takes a plain function and, like MindSpore, sniffs its source:
 "ir_builder" → IR-builder kernel, "compute" → TVM compute kernel, otherwise Hybrid DSL.  Only the Hybrid DSL
-kind is supported (the other two raise UnsupportedError).
+kind is supported (the other two raise UnsupportedError).  With device_target "Ascend" (at the op's construction)
+the kernel runs on the simulated device instead of the host (:mod:`.hybrid_ascend`).
 """
 from __future__ import annotations
 
@@ -72,7 +73,11 @@ class HybridBackend(Backend):
         shapes = [a.shape for a in inputs]
         dtypes = [a.dtype.name for a in inputs]
         lowered = self._lower(shapes, dtypes, attr_values)
-        kernel = self._translate(lambda: self._cache().get_compiled(self.source, shapes, dtypes, attr_values))
+        if self.desc.device_target == "Ascend":  # the simulated device runs the TIR as one scalar-pipe program
+            from npusim.custom.backends.hybrid_ascend import AscendHybridKernel
+            kernel = AscendHybridKernel(self.source.name, lowered)
+        else:
+            kernel = self._translate(lambda: self._cache().get_compiled(self.source, shapes, dtypes, attr_values))
         return kernel, [s for s, _ in lowered.result_specs], [d for _, d in lowered.result_specs]
 
     def _lower(self, in_shapes, in_dtypes, attr_values):

@@ -8,9 +8,10 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from npusim.sim.isa import binary, cmpsel, conv, cube, dup_reduce, moves, scalar, scalar_ops, sync, unary
+from npusim.sim.isa import tvm_call  # TVM-compiled scalar programs (TBE fallback, akg/hybrid on Ascend)
 from npusim.sim.isa.spec import REQUIRED, CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 
-_FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar)
+_FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar, tvm_call)
 
 
 def _build_table():

@@ -7,8 +7,9 @@ from typing import Any, Callable, Optional
 REQUIRED = object()  # marks an operand without a default
 
 # Operand kinds: "tensor" (BufRef), "int" (int expression), "mask" (count or (high, low) pair), "scalar" (number
-# expression), "choice" (one of OperandSpec.choices), "bool", "sel" (BufRef or the string "CMPMASK").
-OPERAND_KINDS = frozenset({"tensor", "int", "mask", "scalar", "choice", "bool", "sel", "name"})
+# expression), "choice" (one of OperandSpec.choices), "bool", "sel" (BufRef or the string "CMPMASK"), "name",
+# "args" (a tuple of BufRefs and expressions, for tvm_call).
+OPERAND_KINDS = frozenset({"tensor", "int", "mask", "scalar", "choice", "bool", "sel", "name", "args"})
 
 
 @dataclass(frozen=True)

@@ -124,16 +124,6 @@ def test_constructor_errors_match_mindspore():
         ops.Custom("f.jl:Mod:add", out_shape=[1], out_dtype=mstype.float32, func_type="julia")
 
 
-@pytest.mark.parametrize("func_type", ["tbe", "aicpu"])
-def test_not_yet_supported_func_types_raise_clearly(func_type):
-    if func_type == "aicpu":
-        from npusim.custom.backends import BACKENDS
-        if not BACKENDS["aicpu"].endswith("unsupported:AicpuBackend"):
-            pytest.skip("the aicpu backend exists")
-    with pytest.raises(UnsupportedError, match=f"func_type='{func_type}' is not supported yet"):
-        ops.Custom(add, out_shape=[1], out_dtype=mstype.float32, func_type=func_type)
-
-
 def test_custom_op_builder_not_supported_yet():
     with pytest.raises(UnsupportedError, match="CustomOpBuilder 'my_ops'"):
         ops.CustomOpBuilder("my_ops", ["x.cpp"], backend="Ascend")

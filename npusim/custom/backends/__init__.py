@@ -9,7 +9,7 @@ BACKENDS = {
     "aot": "npusim.custom.backends.aot:AotBackend",
     "hybrid": "npusim.custom.backends.hybrid:HybridBackend",
     "akg": "npusim.custom.backends.hybrid:AkgBackend",
-    "tbe": "npusim.custom.backends.unsupported:TbeBackend",
+    "tbe": "npusim.custom.backends.tbe:TbeBackend",
     "aicpu": "npusim.custom.backends.aicpu:AicpuBackend",
     "julia": "npusim.custom.backends.unsupported:JuliaBackend",
 }

@@ -12,13 +12,5 @@ class _Unsupported(Backend):
                                f"npusim ({self.reason})")
 
 
-class TbeBackend(_Unsupported):
-    reason = "TBE DSL kernels on the simulated Ascend device come with the TBE DSL issue"
-
-
-class AicpuBackend(_Unsupported):
-    reason = "AICPU C++ kernels come with the AICPU issue"
-
-
 class JuliaBackend(_Unsupported):
     reason = "Julia kernels are not planned"

@@ -1,0 +1,239 @@
+"""``ops.Custom(func_type="tbe")``: a TBE DSL impl function, built once per signature, run on the simulated device.
+
+Per call signature the impl function is called as MindSpore's TBE compiler calls it::
+
+    func(*input_dicts, *output_dicts, *attr_values, kernel_name=<name>)
+
+Each dict has ``shape`` (list), ``dtype`` (lowercase name; bool travels as "int8", as MindSpore hands it to TBE),
+``format`` "ND", ``ori_shape``, ``ori_format`` "ND".  Attribute values come positionally in reg-info order.
+``kernel_name`` is the function's name plus a hash of the signature (passed by keyword when the function has a
+``kernel_name`` parameter or ``**kwargs``, else positionally if it takes one more argument, else not at all).
+The compat layer (``te``, ``tbe``, ``topi``, ``mindspore``) is active while the function runs, and its
+``cce_build_code`` writes into a private cache entry (``$NPUSIM_CACHE_DIR/tbe/<key>/kernel_meta``), never the
+user's working directory.
+
+Built kernels are cached in memory and on disk by (function source and its module's source, plain default and
+closure values, input shapes and dtypes, output shapes and dtypes, attributes, chip name); a relaunch only runs
+the kernel.  The disk key also covers the te_compat sources (:mod:`te_compat.build.cache`).  Whatever
+device_target says, the kernel runs on the simulated Ascend device (there is no other way to run TBE code), and
+``npusim.sim.profile()`` records the launch.  The kernel's outputs are matched to the Custom outputs in order,
+by element count (ops flatten or reshape inside) and dtype (int8/uint8 is accepted for a declared bool output).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import marshal
+import re
+import sys
+from math import prod
+from pathlib import Path
+
+import numpy as np
+
+from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
+from npusim.errors import OpTypeError, TbeBuildError, TbeLaunchError
+
+_MEMORY_LIMIT = 256
+_BUILT: dict = {}  # explicit in-memory cache: call signature key → te_compat.build.BuiltKernel
+_BYTE_DTYPES = ("bool", "int8", "uint8")
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_]")
+_NAME_PREFIX_CHARS = 150
+
+
+def clear_memory_cache() -> None:
+    """Forget every kernel built in this process (the on-disk cache stays)."""
+    _BUILT.clear()
+
+
+def _source_digest(func) -> str:
+    """sha256 of the function's source and its module file (helpers in the same file take part in the build)."""
+    target = inspect.unwrap(func)
+    digest = hashlib.sha256(f"{getattr(target, '__module__', '')}:{getattr(target, '__qualname__', '')}".encode())
+    try:
+        digest.update(inspect.getsource(target).encode())
+    except (OSError, TypeError):
+        code = getattr(target, "__code__", None)
+        digest.update(marshal.dumps(code) if code is not None else repr(target).encode())
+    try:
+        digest.update(Path(inspect.getsourcefile(target)).read_bytes())
+    except (OSError, TypeError):
+        pass  # no source file (exec'd code): the function's own source/bytecode above is the key
+    digest.update(_captured_values(target).encode())
+    return digest.hexdigest()
+
+
+def _plain(value) -> str:
+    """Text of a plain immutable value (numbers, str, None and tuples of them); other objects by type only (their
+    repr may hold addresses, and mutable ones change as the program runs)."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return repr(value)
+    if isinstance(value, tuple):
+        return "(" + ",".join(_plain(v) for v in value) + ")"
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def _captured_values(func) -> str:
+    """Defaults and closure values: two closures of one factory with different plain captured values (e.g. a
+    scale) build different kernels, so they must not share a cache entry."""
+    cells = getattr(func, "__closure__", None) or ()
+    kwdefaults = getattr(func, "__kwdefaults__", None) or {}
+    parts = [_plain(getattr(func, "__defaults__", None)), _plain(tuple(sorted(kwdefaults.items())))]
+    for cell in cells:
+        try:
+            parts.append(_plain(cell.cell_contents))
+        except ValueError:  # an empty cell
+            parts.append("<empty>")
+    return "|".join(parts)
+
+
+def tensor_dict(shape, dtype: str) -> dict:
+    """The dict an impl function receives for one tensor (bool as "int8", like MindSpore)."""
+    name = "int8" if dtype == "bool" else dtype
+    return {"shape": list(shape), "dtype": name, "format": "ND", "ori_shape": list(shape), "ori_format": "ND"}
+
+
+@contextlib.contextmanager
+def _compat_layer():
+    """The alias layer installed while the impl function runs (restored to its previous state afterwards)."""
+    loaded = sys.modules.get("npusim.compat.aliases")
+    was_installed = loaded is not None and loaded.installed()
+    from npusim.compat import aliases
+    aliases.install()
+    try:
+        yield
+    finally:
+        if not was_installed:
+            aliases.uninstall()
+
+
+def _pick_json(directory: Path, kernel_name: str):
+    """The kernel JSON of a build directory: ``<kernel_name>.json``, else the only one; None if none/ambiguous."""
+    wanted = directory / f"{kernel_name}.json"
+    if wanted.is_file():
+        return wanted
+    found = sorted(directory.glob("*.json")) if directory.is_dir() else []
+    return found[0] if len(found) == 1 else None
+
+
+class TbeBackend(Backend):
+    """Backend of func_type "tbe" (see the module docstring)."""
+
+    can_infer = False
+
+    def __init__(self, desc: OpDesc):
+        super().__init__(desc)
+        if not callable(desc.func):
+            raise OpTypeError(f"For 'Custom', the 'func' of func_type 'tbe' must be a function, but got "
+                              f"{type(desc.func).__name__}")
+        self.source_digest = _source_digest(desc.func)
+        self.impl_calls = 0  # how many times the impl function ran (builds), for tests and diagnostics
+
+    # ---- per call ----------------------------------------------------------------------------------------------
+    def launch(self, inputs: list[np.ndarray], attrs: CallAttrs, out_shapes: list[tuple],
+               out_dtypes: list[str]) -> list[np.ndarray]:
+        """Build (once per signature) and run the kernel; one array per Custom output."""
+        from npusim.sim import current_chip
+        arrays = [np.asarray(a) for a in inputs]
+        arrays = [a.view(np.int8) if a.dtype == np.bool_ else a for a in arrays]
+        key = (self.source_digest, tuple((a.shape, a.dtype.name) for a in arrays),
+               tuple(tuple(int(d) for d in s) for s in out_shapes), tuple(out_dtypes), attrs.names,
+               repr(attrs.values), current_chip().name)
+        built = _BUILT.get(key)
+        if built is None:
+            built = self._obtain(key, arrays, attrs, out_shapes, out_dtypes)
+            if len(_BUILT) >= _MEMORY_LIMIT:
+                _BUILT.clear()
+            _BUILT[key] = built
+        results = built.run(*self._fit_inputs(built, arrays))
+        return self._match_outputs(built, results, out_shapes, out_dtypes)
+
+    def kernel_name(self, digest: str) -> str:
+        """A valid, unique kernel name: the function's name (sanitised) and the signature digest."""
+        base = _NAME_CHARS.sub("_", self.desc.name)[:_NAME_PREFIX_CHARS] or "tbe_op"
+        return f"{base}_{digest[:16]}"
+
+    # ---- building ----------------------------------------------------------------------------------------------
+    def _obtain(self, key, arrays, attrs: CallAttrs, out_shapes, out_dtypes):
+        from te_compat.build import cache, load_built
+        digest = cache.key_digest(repr(key))
+        kernel_name = self.kernel_name(digest)
+        found = _pick_json(cache.entry_meta_dir(digest), kernel_name)
+        if found is not None:
+            try:
+                return load_built(found)
+            except TbeLaunchError:
+                pass  # a corrupt or stale disk entry: build it again below, which replaces it
+        with cache.staging(digest) as stage_dir:
+            self._build_into(stage_dir, kernel_name, arrays, attrs, out_shapes, out_dtypes)
+        found = _pick_json(cache.entry_meta_dir(digest), kernel_name)
+        if found is None:
+            raise TbeBuildError(f"Custom op '{self.desc.name}' (func_type='tbe'): kernel '{kernel_name}' vanished "
+                                f"from the cache entry {cache.entry_meta_dir(digest)} right after it was built")
+        return load_built(found)
+
+    def _build_into(self, stage_dir: Path, kernel_name: str, arrays, attrs: CallAttrs, out_shapes, out_dtypes):
+        from te_compat.build import kernel_meta_override
+        args = [tensor_dict(a.shape, a.dtype.name) for a in arrays]
+        args += [tensor_dict(s, d) for s, d in zip(out_shapes, out_dtypes)]
+        args += list(attrs.values)
+        what = f"Custom op '{self.desc.name}' (func_type='tbe'), kernel '{kernel_name}'"
+        with kernel_meta_override(stage_dir), _compat_layer():
+            try:
+                self.impl_calls += 1
+                self._call_impl(args, kernel_name)
+            except Exception as exc:
+                raise TbeBuildError(f"{what}: the impl function raised {type(exc).__name__}: {exc}") from exc
+        if _pick_json(stage_dir, kernel_name) is None:
+            built = sorted(p.stem for p in stage_dir.glob("*.json"))
+            cause = (f"it built {len(built)} kernels ({', '.join(built)}) and none is named '{kernel_name}'"
+                     if built else "it built nothing (it must call cce_build_code / tbe.dsl.build with "
+                                   "config name=kernel_name)")
+            raise TbeBuildError(f"{what}: {cause}")
+
+    def _call_impl(self, args: list, kernel_name: str) -> None:
+        func = self.desc.func
+        try:
+            params = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            func(*args, kernel_name=kernel_name)
+            return
+        by_keyword = any(p.kind == p.VAR_KEYWORD or (p.name == "kernel_name" and p.kind != p.POSITIONAL_ONLY)
+                         for p in params)
+        positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        if by_keyword:
+            func(*args, kernel_name=kernel_name)
+        elif positional > len(args) or any(p.kind == p.VAR_POSITIONAL for p in params):
+            func(*args, kernel_name)
+        else:
+            func(*args)
+
+    # ---- running -----------------------------------------------------------------------------------------------
+    def _fit_inputs(self, built, arrays: list) -> list:
+        """Inputs reshaped to the kernel's placeholders when only the shape differs (ops flatten inside)."""
+        fitted = []
+        for array, spec in zip(arrays, built.inputs):
+            if spec.kind == "gm" and array.shape != spec.shape and array.size == prod(spec.shape):
+                array = array.reshape(spec.shape)
+            fitted.append(array)
+        return fitted + list(arrays[len(fitted):])
+
+    def _match_outputs(self, built, results: list, out_shapes, out_dtypes) -> list:
+        what = f"Custom op '{self.desc.name}' (func_type='tbe', kernel '{built.name}')"
+        if len(results) != len(out_shapes):
+            raise TbeLaunchError(f"{what}: the kernel writes {len(results)} output(s) but the op declares "
+                                 f"{len(out_shapes)}")
+        outs = []
+        for index, (result, shape, dtype) in enumerate(zip(results, out_shapes, out_dtypes)):
+            shape = tuple(int(d) for d in shape)
+            if result.size != prod(shape):
+                raise TbeLaunchError(f"{what}: output {index} has {result.size} elements but the declared shape "
+                                     f"{list(shape)} has {prod(shape)}")
+            if result.dtype.name != dtype:
+                if dtype != "bool" or result.dtype.name not in _BYTE_DTYPES:
+                    raise TbeLaunchError(f"{what}: output {index} is {result.dtype.name} but the op declares "
+                                         f"{dtype}")
+                result = result != 0
+            outs.append(result.reshape(shape))
+        return outs

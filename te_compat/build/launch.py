@@ -1,0 +1,152 @@
+"""Launching a built kernel from its kernel_meta files.
+
+    built = load_built("add_2x2")              # kernel_meta_dir()/add_2x2.json, or a path to the .json / .o
+    z, = built.run(x, y)                      # inputs in tensor_list order -> outputs in tensor_list order
+
+``run`` copies the inputs to the default simulated device, launches with the JSON's blockDim, synchronizes and
+copies the outputs back (the launch is recorded by an active ``npusim.sim.profile()``).  Loading checks the
+.o's sha256 against the JSON; any problem with the files or the arrays raises TbeLaunchError naming the kernel.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from npusim.errors import KernelFormatError, TbeLaunchError
+from te_compat.build.kernel_meta import BIN_SUFFIX, MAGIC, META_FORMAT, ArgSpec, kernel_meta_dir, sha256_hex
+
+_REQUIRED_FIELDS = ("binFileName", "binFileSuffix", "blockDim", "kernelName", "magic", "sha256")
+
+
+class BuiltKernel:
+    """A kernel read back from kernel_meta: ``kernel`` (npusim Kernel), ``args`` (ArgSpec per tensor_list
+    entry), ``block_dim``, the file paths and the raw JSON ``meta``."""
+
+    def __init__(self, name: str, json_path: Path, obj_path: Path, kernel, args: tuple, meta: dict):
+        self.name, self.json_path, self.obj_path = name, json_path, obj_path
+        self.kernel, self.args, self.meta = kernel, args, meta
+        self.block_dim = int(meta["blockDim"])
+        self.inputs = tuple(a for a in args if not a.output)
+        self.outputs = tuple(a for a in args if a.output)
+
+    def __repr__(self) -> str:
+        return f"BuiltKernel({self.name!r}, inputs={len(self.inputs)}, outputs={len(self.outputs)})"
+
+    def run(self, *arrays, device=None) -> list:
+        """Run on ``device`` (default: ``npusim.sim.default_device()``) with one array (or number, for scalar
+        arguments) per input; returns one numpy array per output, shaped and typed as the tensor_list says."""
+        values = self._check_inputs(arrays)
+        if device is None:
+            from npusim.sim import default_device
+            device = default_device()
+        allocated, launch_args, out_ptrs = [], [], []
+        try:
+            feed = iter(values)
+            for spec in self.args:
+                if spec.kind == "scalar":
+                    launch_args.append(next(feed))
+                    continue
+                if spec.output:
+                    ptr = device.malloc(max(_nbytes(spec), 1))
+                    out_ptrs.append((ptr, spec))
+                else:
+                    ptr = device.to_device(next(feed))
+                allocated.append(ptr)
+                launch_args.append(ptr)
+            device.launch(self.kernel, launch_args, block_dim=self.block_dim)
+            device.synchronize()
+            return [device.from_device(ptr, spec.shape, spec.dtype) for ptr, spec in out_ptrs]
+        finally:
+            for ptr in allocated:
+                device.free(ptr)
+
+    def _check_inputs(self, arrays: Sequence) -> list:
+        if len(arrays) != len(self.inputs):
+            names = ", ".join(a.name for a in self.inputs)
+            raise TbeLaunchError(f"kernel '{self.name}' takes {len(self.inputs)} input(s) ({names}), "
+                                 f"got {len(arrays)}")
+        values = []
+        for index, (spec, value) in enumerate(zip(self.inputs, arrays)):
+            if spec.kind == "scalar":
+                if isinstance(value, np.ndarray) and value.ndim > 0:
+                    raise TbeLaunchError(f"kernel '{self.name}': input {index} ('{spec.name}') is a scalar, "
+                                         f"got an array of shape {value.shape}")
+                values.append(value.item() if isinstance(value, np.generic | np.ndarray) else value)
+                continue
+            array = np.asarray(value)
+            if array.dtype.name != spec.dtype:
+                raise TbeLaunchError(f"kernel '{self.name}': input {index} ('{spec.name}') must be {spec.dtype}, "
+                                     f"got {array.dtype.name}")
+            if tuple(array.shape) != spec.shape:
+                raise TbeLaunchError(f"kernel '{self.name}': input {index} ('{spec.name}') must have shape "
+                                     f"{list(spec.shape)}, got {list(array.shape)}")
+            values.append(array)
+        return values
+
+
+def _nbytes(spec: ArgSpec) -> int:
+    return int(np.prod(spec.shape, dtype=np.int64)) * np.dtype(spec.dtype).itemsize
+
+
+def _json_path(name_or_path) -> Path:
+    text = os.fspath(name_or_path)
+    path = Path(text)
+    if path.suffix == ".json":
+        return path
+    if path.suffix == BIN_SUFFIX:
+        return path.with_suffix(".json")
+    if os.sep in text or (os.altsep and os.altsep in text):
+        return path.with_name(path.name + ".json")
+    return kernel_meta_dir() / f"{text}.json"
+
+
+def _read_meta(json_path: Path, label: str) -> dict:
+    if not json_path.is_file():
+        raise TbeLaunchError(f"kernel '{label}': {json_path} does not exist (build it with cce_build_code first)")
+    try:
+        meta = json.loads(json_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise TbeLaunchError(f"kernel '{label}': cannot read {json_path}: {exc}") from exc
+    missing = [key for key in _REQUIRED_FIELDS if not isinstance(meta, dict) or key not in meta]
+    if missing:
+        raise TbeLaunchError(f"kernel '{label}': {json_path} lacks field(s) {', '.join(missing)}")
+    if meta["magic"] != MAGIC:
+        raise TbeLaunchError(f"kernel '{label}': {json_path} has magic {meta['magic']!r}, expected {MAGIC!r}")
+    section = meta.get("npusim")
+    if not isinstance(section, dict) or section.get("format") != META_FORMAT:
+        raise TbeLaunchError(f"kernel '{label}': {json_path} was not written by npusim (no 'npusim' section of "
+                             f"format {META_FORMAT}); a CANN-built .o cannot run on the simulator")
+    return meta
+
+
+def load_built(name_or_path) -> BuiltKernel:
+    """Read ``<kernel_meta>/<name>.json`` and its .o (a name, or a path to either file); checks the sha256."""
+    json_path = _json_path(name_or_path)
+    label = json_path.stem
+    meta = _read_meta(json_path, label)
+    label = str(meta["binFileName"])
+    obj_path = json_path.with_name(f"{meta['binFileName']}{meta['binFileSuffix']}")
+    try:
+        blob = obj_path.read_bytes()
+    except OSError as exc:
+        raise TbeLaunchError(f"kernel '{label}': cannot read its binary {obj_path}: {exc}") from exc
+    digest = sha256_hex(blob)
+    if digest != meta["sha256"]:
+        raise TbeLaunchError(f"kernel '{label}': sha256 of {obj_path.name} is {digest}, but {json_path.name} "
+                             f"says {meta['sha256']} (the files do not belong together)")
+    from npusim.sim.kernel_io import kernel_from_bytes
+    try:
+        kernel = kernel_from_bytes(blob)
+        args = tuple(ArgSpec.from_json(a) for a in meta["npusim"]["args"])
+    except (KernelFormatError, KeyError, TypeError, ValueError) as exc:
+        raise TbeLaunchError(f"kernel '{label}': {obj_path.name} / {json_path.name} are malformed: {exc}") from exc
+    n_params = len([p for p in kernel.params if p.kind != "workspace"])
+    if n_params != len(args):
+        raise TbeLaunchError(f"kernel '{label}': the binary takes {n_params} argument(s) but the JSON lists "
+                             f"{len(args)}")
+    return BuiltKernel(label, json_path, obj_path, kernel, args, meta)
+

@@ -27,6 +27,10 @@ round|round_d|trunc``
 ``reduce_sum|max|min|prod``        x                      attrs axes (sorted, normalised over x's rank), keepdims
 =================================  =====================  ============================================================
 
+TVM lists each distinct tensor once among a compute's inputs (``vmul(x, x)`` reads one tensor).  A DSL node whose
+arguments are not exactly its distinct inputs in order carries an ``args`` attr (per argument, its position among
+the distinct inputs); :func:`extract` applies it, so ``Node.inputs`` is always one entry per argument, in order.
+
 Any other tag (``concat``, ``transpose``, a user's untagged ``tvm.compute`` ...) is not a vector pattern: the
 scheduler hands such a graph to the scalar-pipe fallback, which compiles the TVM compute itself.
 """
@@ -143,9 +147,12 @@ def extract(outputs) -> Graph:
                 return idx
         inputs = tuple(visit(t) for t in key.input_tensors)
         is_placeholder = type(key).__name__ == "PlaceholderOp"
+        attrs = {} if is_placeholder else dict(_plain(key.attrs) or {})
+        if "args" in attrs:
+            inputs = tuple(inputs[position] for position in attrs.pop("args"))
         node = Node(len(order), str(key.name), "placeholder" if is_placeholder else "compute",
-                    "" if is_placeholder else str(key.tag), _shape(tensor), str(tensor.dtype), inputs,
-                    {} if is_placeholder else dict(_plain(key.attrs) or {}), tensor)
+                    "" if is_placeholder else str(key.tag), _shape(tensor), str(tensor.dtype), inputs, attrs,
+                    tensor)
         order.append(node)
         index_of[key] = node.index
         return node.index

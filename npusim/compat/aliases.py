@@ -13,6 +13,11 @@ import sys
 #: alias top-level package → the npusim package that provides it
 ALIASES = {
     "mindspore": "npusim.ms",
+    # the TBE import surface (issue 4): te / tbe / topi and CANN's impl.util.platform_adapter
+    "te": "te_compat.te",
+    "tbe": "te_compat.tbe",
+    "topi": "te_compat.topi",
+    "impl": "te_compat.impl",
 }
 
 

@@ -193,6 +193,12 @@ class TbeBackend(Backend):
             raise TbeBuildError(f"{what}: {cause}")
 
     def _call_impl(self, args: list, kernel_name: str) -> None:
+        """Call the impl inside a static OpContext, as CANN's compiler does (``tbe_context.get_context()`` works)."""
+        from te_compat.surface.context import OpContext
+        with OpContext("static"):
+            self._call_with_kernel_name(args, kernel_name)
+
+    def _call_with_kernel_name(self, args: list, kernel_name: str) -> None:
         func = self.desc.func
         try:
             params = inspect.signature(func).parameters.values()

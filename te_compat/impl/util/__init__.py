@@ -1,0 +1,1 @@
+"""``impl.util``: ``platform_adapter`` and ``util_common``."""

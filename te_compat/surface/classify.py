@@ -1,0 +1,130 @@
+"""``classify`` and ``variable_shape`` of the dynamic-shape style, run with concrete shapes ("static" mode).
+
+A 2022 op file builds one compute per input combination::
+
+    ins = classify([x, y], OpPatternMode.ELEWISE_WITH_BROADCAST)
+    for (_x, _y) in ins:
+        with tbe.compute():
+            shape_x, shape_y = shape_util.variable_shape([_x, _y])
+            ...
+
+npusim compiles each op per concrete shape, so ``classify`` returns exactly one combination: copies of the input
+dicts with concrete shapes (a -1 whose ``range`` pins it is replaced by that value; broadcast mode left-pads ranks
+with 1s like CANN; reduce mode normalises the axes input into ``{"shape", "value"}``), and ``variable_shape``
+returns those concrete dims, so the rest of the op builds an ordinary static graph.  A dimension that stays
+unknown raises :class:`~npusim.errors.TbeArgumentError` saying npusim compiles per concrete shape.
+"""
+from __future__ import annotations
+
+from npusim.errors import TbeArgumentError, TbeTypeError, UnsupportedError
+from te_compat.surface.checks import pinned_shape
+from te_compat.surface.shapes import unify_broadcast_shapes, wrap_axes_to_positive
+
+
+class OpPatternMode:
+    """The classify modes (CANN's values)."""
+
+    NONE = ""
+    ELEWISE = "elewise"
+    ELEWISE_WITH_BROADCAST = "broadcast"
+    REDUCE = "reduce"
+    NORM = "norm"
+    TRANSDATA = "transdata"
+    TUPLE_REDUCE = "tuple_reduce"
+    GATHER = "gather"
+
+
+class OpImplMode:
+    """Precision/performance implementation modes (``impl_mode`` attribute values)."""
+
+    HIGH_PERFORMANCE = "high_performance"
+    HIGH_PRECISION = "high_precision"
+    SUPER_PERFORMANCE = "super_performance"
+
+
+SUPPORTED_MODES = (OpPatternMode.ELEWISE, OpPatternMode.ELEWISE_WITH_BROADCAST, OpPatternMode.REDUCE)
+
+
+def _concrete(tensor: dict, index: int) -> dict:
+    if not isinstance(tensor, dict):
+        raise TbeTypeError(f"classify: input {index} must be a tensor dict, got {type(tensor).__name__}")
+    if "shape" not in tensor:
+        raise TbeArgumentError(f"classify: input {index} has no 'shape'")
+    shape = pinned_shape(tensor["shape"], tensor.get("range"), f"classify input {index}")
+    result = dict(tensor)
+    result["shape"] = shape
+    result["range"] = [(d, d) for d in shape]
+    return result
+
+
+def _with_shape(tensor: dict, shape: list) -> dict:
+    return dict(tensor, shape=list(shape), range=[(d, d) for d in shape])
+
+
+def _is_axes_input(item) -> bool:
+    return not isinstance(item, dict) or item.get("rel_pos_to_reduce") == "axis"
+
+
+def _axes_values(item):
+    if isinstance(item, (int, list, tuple, range)):
+        return list(item) if not isinstance(item, int) else [item]
+    for key in ("value", "const_value"):
+        if item.get(key) is not None:
+            value = item[key]
+            return [int(v) for v in (value if hasattr(value, "__iter__") else [value])]
+    raise TbeArgumentError("classify(reduce): the axes input carries no 'value' or 'const_value'; npusim compiles "
+                           "per concrete shape and needs the reduce axes when the op is built")
+
+
+def _classify_reduce(ins: list) -> list:
+    axes_positions = [i for i, item in enumerate(ins) if _is_axes_input(item)]
+    if not axes_positions:
+        axes_positions = [len(ins) - 1]
+    tensors = {i: _concrete(item, i) for i, item in enumerate(ins) if i not in axes_positions}
+    if not tensors:
+        raise TbeArgumentError("classify(reduce): no tensor input besides the axes")
+    rank = len(next(iter(tensors.values()))["shape"])
+    combination = []
+    for index, item in enumerate(ins):
+        if index in tensors:
+            combination.append(tensors[index])
+            continue
+        axes = sorted(set(wrap_axes_to_positive(_axes_values(item), rank))) if rank else []
+        base = dict(item) if isinstance(item, dict) else {}
+        combination.append(dict(base, shape=[len(axes)], value=axes, rel_pos_to_reduce="axis"))
+    return [combination]
+
+
+def classify(ins, mode, extra_params=None):
+    """The input combinations to build (one, with concrete shapes) for ``mode`` (elewise, broadcast, reduce)."""
+    del extra_params  # keepdims / unfold_mode / ignore_fractal_format change nothing for one concrete shape
+    if not isinstance(ins, (list, tuple)) or not ins:
+        raise TbeArgumentError(f"classify needs a non-empty list of input dicts, got {ins!r}")
+    if mode not in SUPPORTED_MODES:
+        raise UnsupportedError(f"classify mode {mode!r} is not supported by npusim (supported: "
+                               f"{', '.join(SUPPORTED_MODES)})")
+    if mode == OpPatternMode.REDUCE:
+        return _classify_reduce(list(ins))
+    tensors = [_concrete(item, i) for i, item in enumerate(ins)]
+    if mode == OpPatternMode.ELEWISE_WITH_BROADCAST:
+        *padded, _ = unify_broadcast_shapes([t["shape"] for t in tensors], op_name="classify",
+                                            param_name=",".join(str(i) for i in range(len(tensors))))
+        tensors = [_with_shape(t, s) for t, s in zip(tensors, padded)]
+    return [tensors]
+
+
+def variable_shape(inputs, op_mode="elewise"):
+    """The concrete shape of every input dict (reduce mode: every input except the axes), as lists of ints."""
+    shapes = []
+    for index, item in enumerate(inputs):
+        if item is None:
+            continue
+        if op_mode == OpPatternMode.REDUCE and _is_axes_input(item):
+            continue
+        if not isinstance(item, dict) or "shape" not in item:
+            raise TbeTypeError(f"variable_shape: input {index} must be a tensor dict with a 'shape', got {item!r}")
+        shapes.append(pinned_shape(item["shape"], item.get("range"), f"variable_shape input {index}"))
+    return shapes
+
+
+__all__ = ["OpImplMode", "OpPatternMode", "SUPPORTED_MODES", "classify", "variable_shape"]

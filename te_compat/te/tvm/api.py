@@ -1,0 +1,113 @@
+"""The old TVM API CANN op files call (``tvm.placeholder``, ``tvm.compute``, ``tvm.const``, ``tvm.select`` ...),
+implemented on Apache TVM 0.27 (``tvm.te`` / ``tvm.tirx``).  Every function returns TVM 0.27 objects, so the
+graphs they build compile with ``te.create_prim_func`` + ``tvm.compile`` and feed npusim's scheduler.
+
+Differences from CANN's TVM, by necessity: ``placeholder(..., attrs=...)`` accepts the attrs but TVM 0.27
+placeholders cannot carry them (they are fusion metadata npusim does not use); ``size_var`` is a plain ``var``.
+"""
+from __future__ import annotations
+
+from numbers import Integral, Number
+
+import tvm
+from tvm import te, tirx
+
+from npusim.errors import TbeTypeError
+
+# reducers, math intrinsics and helpers that are the same functions in TVM 0.27
+from tvm.te import comm_reducer, extern, max, min, sum, thread_axis  # noqa: F401  (max/min/sum shadow builtins)
+from tvm.tirx import (  # noqa: F401
+    abs, all, any, call_extern, call_intrin, call_pure_extern, ceil, ceildiv, cos, cosh, decl_buffer, div, erf, exp,
+    floor, floordiv, floormod, fmod, if_then_else, indexdiv, indexmod, isnan, log, log10, log2, max_value, min_value,
+    nearbyint, popcount, power, round, rsqrt, sigmoid, sin, sinh, sqrt, tan, tanh, trunc, truncdiv, truncmod)
+
+pow = power  # old TVM spelling
+
+
+def _dim(value):
+    if isinstance(value, bool):
+        raise TbeTypeError(f"a shape dimension must be an int or a TVM expression, got {value!r}")
+    if isinstance(value, Integral):
+        return int(value)
+    if isinstance(value, tvm.ir.expr.Expr):
+        return value
+    raise TbeTypeError(f"a shape dimension must be an int or a TVM expression, got {type(value).__name__} "
+                       f"{value!r}")
+
+
+def _shape(shape) -> tuple:
+    if isinstance(shape, (Integral, tvm.ir.expr.Expr)) and not isinstance(shape, bool):
+        return (_dim(shape),)
+    if not isinstance(shape, (list, tuple)) and type(shape).__name__ != "Array":
+        raise TbeTypeError(f"a shape must be a list or tuple of dimensions, got {type(shape).__name__} {shape!r}")
+    return tuple(_dim(d) for d in shape)
+
+
+def placeholder(shape, dtype=None, name="placeholder", attrs=None):
+    """An input tensor of ``shape`` and ``dtype`` (default "float32").  ``attrs`` is accepted and dropped."""
+    del attrs  # see the module docstring
+    return te.placeholder(_shape(shape), "float32" if dtype is None else str(dtype), name)
+
+
+def compute(shape, fcompute, name="compute", tag="", attrs=None):
+    """A tensor of ``shape`` whose element at indices ``i`` is ``fcompute(*i)``; ``tag``/``attrs`` go on the op."""
+    return te.compute(_shape(shape), fcompute, name=name, tag=tag, attrs=attrs)
+
+
+def const(value, dtype=None):
+    """A constant; Python ints default to int32, floats to float32, bools to bool."""
+    if hasattr(value, "item") and not isinstance(value, tvm.ir.expr.Expr):  # a numpy scalar
+        value = value.item()
+    return tirx.const(value, None if dtype is None else str(dtype))
+
+
+def var(name="tindex", dtype="int32"):
+    """A scalar variable."""
+    return te.var(name, str(dtype))
+
+
+def size_var(name="size", dtype="int32"):
+    """A non-negative size variable (TVM 0.27 has no separate class: a plain ``var``)."""
+    return te.var(name, str(dtype))
+
+
+def reduce_axis(dom, name="rv"):
+    """A reduction axis over ``dom`` (a (begin, end) pair or a Range)."""
+    return te.reduce_axis(dom, name=name)
+
+
+def convert(value):
+    """Python values (numbers, lists) as TVM objects."""
+    return tirx.convert(value)
+
+
+def _expr_dtype(expr):
+    ty = getattr(expr, "ty", None)
+    return str(ty) if isinstance(ty, tvm.ir.PrimType) else None
+
+
+def _operand(value, other):
+    if isinstance(value, tvm.te.tensor.TensorSlice):
+        return value.asobject()
+    if isinstance(value, Number) and not isinstance(value, bool):
+        other_expr = other.asobject() if isinstance(other, tvm.te.tensor.TensorSlice) else other
+        dtype = _expr_dtype(other_expr) if isinstance(other_expr, tvm.ir.expr.Expr) else None
+        return tirx.const(value, dtype)
+    return value
+
+
+def select(cond, t, f):
+    """``cond ? t : f`` elementwise (old ``tvm.select``); a Python number takes the other branch's dtype."""
+    true_value, false_value = _operand(t, f), _operand(f, t)
+    condition = cond.asobject() if isinstance(cond, tvm.te.tensor.TensorSlice) else cond
+    return tirx.Select(tirx.convert(condition), true_value, false_value)
+
+
+__all__ = [
+    "abs", "all", "any", "call_extern", "call_intrin", "call_pure_extern", "ceil", "ceildiv", "comm_reducer",
+    "compute", "const", "convert", "cos", "cosh", "decl_buffer", "div", "erf", "exp", "extern", "floor", "floordiv",
+    "floormod", "fmod", "if_then_else", "indexdiv", "indexmod", "isnan", "log", "log10", "log2", "max", "max_value",
+    "min", "min_value", "nearbyint", "placeholder", "popcount", "pow", "power", "reduce_axis", "round", "rsqrt",
+    "select", "sigmoid", "sin", "sinh", "size_var", "sqrt", "sum", "tan", "tanh", "thread_axis", "trunc", "truncdiv",
+    "truncmod", "var",
+]

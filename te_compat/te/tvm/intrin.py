@@ -1,0 +1,10 @@
+"""``tvm.intrin`` of CANN's TVM: the math intrinsics (TVM 0.27's ``tvm.tirx`` functions)."""
+from tvm.tirx import (  # noqa: F401
+    abs, call_extern, call_intrin, call_pure_extern, ceil, cos, cosh, erf, exp, fmod, floor, isnan, log, log10, log2,
+    nearbyint, popcount, power, round, rsqrt, sigmoid, sin, sinh, sqrt, tan, tanh, trunc)
+
+pow = power  # old TVM spelling
+
+__all__ = ["abs", "call_extern", "call_intrin", "call_pure_extern", "ceil", "cos", "cosh", "erf", "exp", "fmod",
+           "floor", "isnan", "log", "log10", "log2", "nearbyint", "popcount", "pow", "power", "round", "rsqrt",
+           "sigmoid", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"]

@@ -31,6 +31,7 @@ def numbers(text):
     ("test_custom_aot.py", [2, 2, 4, 4]),
     ("test_grad_r16.py", [2, 8, 18]),
     ("test_grad_r20.py", [2, 8, 18]),
+    ("test_custom_tbe.py", [2, 2, 4, 4]),
 ])
 def test_seed_prints_documented_numbers(seed_dir, tmp_path, name, expected):
     p = run_seed(seed_dir, tmp_path, name)
@@ -39,14 +40,9 @@ def test_seed_prints_documented_numbers(seed_dir, tmp_path, name, expected):
 
 
 @pytest.mark.parametrize("name, what", [
-    ("test_custom_tbe.py", "func_type='tbe' is not supported yet"),
-    ("test_dropout_aicpu.py", "func_type='aicpu' is not supported yet"),
     ("test_customopbuilder_function.py", "CustomOpBuilder 'my_ops'"),
 ])
 def test_not_yet_supported_seeds_fail_clearly(seed_dir, tmp_path, name, what):
-    from npusim.custom.backends import BACKENDS
-    if name == "test_dropout_aicpu.py" and not BACKENDS["aicpu"].endswith("unsupported:AicpuBackend"):
-        pytest.skip("the aicpu backend exists: covered by tests/aicpu")
     p = run_seed(seed_dir, tmp_path, name)
     assert p.returncode == 1
     assert "UnsupportedError" in p.stderr and what in p.stderr

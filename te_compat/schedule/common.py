@@ -1,0 +1,62 @@
+"""Small shared pieces of the scheduler: the "cannot map this graph" signal, dtype facts, integer helpers."""
+from __future__ import annotations
+
+from math import gcd
+
+BLOCK_BYTES = 32          # one data_move / vector block
+REPEAT_BYTES = 256        # one vector repeat
+MAX_REPEAT = 255          # repeat_times field of a vector instruction
+MAX_STRIDE = 255          # block / repeat stride fields of a vector instruction (32 B units)
+MAX_LANES = 128           # the vector mask register is 128 bits wide
+
+_ITEMSIZE = {"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "int32": 4,
+             "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8}
+_SAME_SIZE_INT = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+class UnsupportedPattern(Exception):
+    """The graph (or one node of it) has no vector mapping here; ``reason`` says why (the fallback uses it)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def itemsize(dtype: str) -> int:
+    """Bytes per element of a DSL dtype (bool tensors are one byte in GM, as MindSpore hands them)."""
+    try:
+        return _ITEMSIZE[dtype]
+    except KeyError:
+        raise UnsupportedPattern(f"dtype {dtype!r} is not handled by the vector scheduler") from None
+
+
+def per_block(dtype: str) -> int:
+    """Elements per 32-byte block."""
+    return BLOCK_BYTES // itemsize(dtype)
+
+
+def bits_dtype(dtype: str) -> str:
+    """The integer dtype of the same width (exact bit copies through scalar registers / bitwise ops)."""
+    return _SAME_SIZE_INT[itemsize(dtype)]
+
+
+def lanes_of(*dtypes: str) -> int:
+    """Lanes of one vector repeat over operands of these dtypes (256 B over the widest, at most 128)."""
+    return min(MAX_LANES, REPEAT_BYTES // max(itemsize(d) for d in dtypes))
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def round_up(a: int, b: int) -> int:
+    return ceil_div(a, b) * b
+
+
+def lcm(a: int, b: int) -> int:
+    return a * b // gcd(a, b)
+
+
+def gm_dtype(dtype: str) -> str:
+    """The dtype data moves use for a tensor (bool travels as uint8 bytes)."""
+    return "uint8" if dtype == "bool" else dtype

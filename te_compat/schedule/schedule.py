@@ -1,0 +1,126 @@
+"""``auto_schedule`` and :class:`NpuSchedule`: a DSL graph -> an npusim kernel of vector instructions.
+
+``auto_schedule(res)`` analyses the tagged graph (its pattern is ``classification``); ``lower(tensor_list,
+name)`` chooses the block split and tiles for the current chip and writes the kernel, whose parameters are the
+``tensor_list`` tensors in order.  A graph with no vector mapping (an untagged compute, concat, ...) goes to
+the scalar-pipe fallback, ``te_compat.fallback.lower_scalar``, with the reason.
+"""
+from __future__ import annotations
+
+import re
+
+from npusim.errors.tbe import TbeScheduleError
+from npusim.sim import current_chip
+from te_compat.schedule.classify import analyze
+from te_compat.schedule.common import UnsupportedPattern, gm_dtype
+from te_compat.schedule.emit_moves import GmTensor
+from te_compat.schedule.emitter import Emitter, NeedScratch
+from te_compat.schedule.layout import gm_geometry
+from te_compat.schedule.pipeline import Nest
+from te_compat.schedule.tiling import MISC_BYTES, choose
+
+_RESERVED = re.compile(r"^(i\d+|t\d+|s\d+|r\d+|r_.*|ub_.*|block_idx)$")
+
+
+class NpuSchedule:
+    """The schedule of one DSL graph.  ``outputs``: the output tensors; ``classification``: "elewise",
+    "broadcast", "reduce_last", "reduce_nlast", "reduce_all", "norm" or "fallback"; ``fallback_reason``: why
+    the scalar path is used (None otherwise); ``plan``: the block/tile plan of the last lowering."""
+
+    def __init__(self, outs, option=None):
+        self.outputs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        self.option = option
+        self.plan = None
+        self.fallback_reason = None
+        try:
+            self._analysis = analyze(self.outputs)
+            self.classification = self._analysis.pattern
+        except UnsupportedPattern as exc:
+            self._analysis = None
+            self._use_fallback(exc.reason)
+
+    def _use_fallback(self, reason: str) -> None:
+        self.classification = "fallback"
+        self.fallback_reason = reason
+
+    def lower(self, tensor_list, name: str):
+        """The npusim Kernel computing this graph; parameters are ``tensor_list`` in order."""
+        tensor_list = list(tensor_list)
+        if self.fallback_reason is None:
+            try:
+                return self._lower_vector(tensor_list, name)
+            except UnsupportedPattern as exc:
+                self._use_fallback(exc.reason)
+        return _fallback(self.outputs, tensor_list, name, self.fallback_reason)
+
+    def _lower_vector(self, tensor_list: list, name: str):
+        extra = [t for t in tensor_list if type(t.op).__name__ != "PlaceholderOp"
+                 and not any(t.same_as(o) for o in self.outputs)]
+        an = analyze(self.outputs, extra) if extra else self._analysis
+        chip = current_chip()
+        try:
+            return self._write(an, chip, tensor_list, name, 0)
+        except NeedScratch:
+            return self._write(an, chip, tensor_list, name, MISC_BYTES)
+
+    def _write(self, an, chip, tensor_list: list, name: str, misc_bytes: int):
+        sched = choose(an, chip, misc_bytes)
+        self.plan = sched
+        em = Emitter(name, chip, sched.arena_bytes)
+        handles, gm = _declare_params(em, an, tensor_list)
+        _check_params(an, gm, name)
+        Nest(em, an, sched, gm).emit()
+        return em.kb.build(inputs=handles, outputs=[], block_dim=sched.split.block_dim)
+
+
+def auto_schedule(outs, option=None) -> NpuSchedule:
+    """TBE's ``auto_schedule``: the schedule of the DSL graph ending in ``outs`` (a tensor or a list)."""
+    return NpuSchedule(outs, option)
+
+
+def _param_name(tensor, used: set, position: int) -> str:
+    base = re.sub(r"\W", "_", str(getattr(tensor, "name", "") or getattr(tensor.op, "name", "")))
+    if not base or base[0].isdigit() or _RESERVED.match(base):
+        base = f"arg{position}_{base}" if base else f"arg{position}"
+    name, suffix = base, 1
+    while name in used:
+        name, suffix = f"{base}_{suffix}", suffix + 1
+    used.add(name)
+    return name
+
+
+def _declare_params(em, an, tensor_list: list) -> tuple:
+    handles, gm, used = [], {}, set()
+    for position, tensor in enumerate(tensor_list):
+        dtype = str(tensor.dtype)
+        shape = tuple(int(d) for d in tensor.shape)
+        handle = em.kb.tensor(dtype, shape, "GM", _param_name(tensor, used, position))
+        handles.append(handle)
+        try:
+            node = an.graph.node_of(tensor)
+        except KeyError:
+            continue
+        view = handle.reinterpret_cast_to(gm_dtype(dtype)) if dtype == "bool" else handle
+        mask = an.mask(node.index)
+        gm[node.index] = GmTensor(view, gm_dtype(dtype), gm_geometry(mask, an.canon.extents), mask)
+    return handles, gm
+
+
+def _check_params(an, gm: dict, name: str) -> None:
+    for node in an.graph.nodes:
+        if node.is_placeholder and an.consumers(node.index) and node.index not in gm:
+            raise TbeScheduleError(f"kernel {name}: input {node.name} is used by the graph but missing from "
+                                   f"tensor_list")
+    for index in an.outputs:
+        if index not in gm:
+            raise TbeScheduleError(f"kernel {name}: output {an.graph.nodes[index].name} is missing from "
+                                   f"tensor_list")
+
+
+def _fallback(outs: list, tensor_list: list, name: str, reason: str):
+    try:
+        from te_compat.fallback import lower_scalar
+    except ImportError as exc:
+        raise TbeScheduleError(f"kernel {name}: the graph has no vector mapping ({reason}) and the scalar-pipe "
+                               f"fallback is not available ({exc})") from exc
+    return lower_scalar(outs, tensor_list, name, reason)

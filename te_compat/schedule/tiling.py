@@ -1,0 +1,217 @@
+"""Block split and UB tiling, the way TBE's schedules choose them.
+
+Blocks: the outermost axis that no reduce crosses and every output spans is split into per-block ranges (at
+most the chip's cores, each range a whole number of 32-byte runs of every output and at least 32 bytes of it).
+Tiles: inside a block, the largest tile whose buffers (double-buffered) fit UB: whole (B, C) slabs over several
+A, else runs of B rows, else column chunks of rows too long for UB.  A tile that splits the reduce axis makes the
+kernel accumulate across tiles; a graph that broadcasts a reduce result back needs the whole reduce axis in one
+tile.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import gcd
+
+from te_compat.schedule.alloc import Region, Stage, StagePlan, plan_stage
+from te_compat.schedule.common import BLOCK_BYTES, UnsupportedPattern, ceil_div, itemsize, lcm, per_block, \
+    round_up
+from te_compat.schedule.emitter import SCRATCH_BYTES
+from te_compat.schedule.layout import Tile, buffer_bytes, layout_of
+
+MISC_BYTES = 2 * SCRATCH_BYTES
+
+
+@dataclass(frozen=True)
+class BlockSplit:
+    """Blocks over canonical ``axis`` (None: one block): ``per_block`` each; the last starts at ``last_start``
+    and spans ``last_extent`` (it may overlap the previous block, which then writes identical values)."""
+
+    axis: object
+    per_block: int
+    block_dim: int
+    last_start: int
+    last_extent: int
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The full plan: block split, tile, accumulate mode, row pitch unit, stages and their buffer plans."""
+
+    split: BlockSplit
+    tile: Tile
+    accumulate: bool
+    unit: int
+    layouts: dict
+    tile_stage: Stage
+    group_stage: object
+    tile_plan: StagePlan
+    group_plan: object
+    accs: dict
+    arena_bytes: dict
+    aligns: tuple
+
+
+def choose(an, chip, misc_bytes: int = MISC_BYTES) -> Schedule:
+    """Block split and tile of ``an`` on ``chip`` (UnsupportedPattern when nothing fits UB); ``misc_bytes`` of
+    UB are kept for tail scratch areas."""
+    unit = max(per_block(an.graph.nodes[i].dtype) for i in range(len(an.graph.nodes)) if not an.is_virtual(i))
+    split = _split(an, chip)
+    extents = list(an.canon.extents)
+    if split.axis is not None:
+        extents[split.axis] = split.per_block
+    tile = _search(an, chip, unit, tuple(extents), misc_bytes)
+    return _finish(an, chip, unit, split, tile, misc_bytes)
+
+
+# -- blocks -------------------------------------------------------------------------------------------------------
+def _unit_bytes(an, index: int, axis: int) -> int:
+    mask, ext = an.mask(index), an.canon.extents
+    size = itemsize(an.graph.nodes[index].dtype)
+    for a in range(axis + 1, 3):
+        if mask[a]:
+            size *= ext[a]
+    return size
+
+
+def _split(an, chip) -> BlockSplit:
+    ext, best = an.canon.extents, None
+    for axis in range(3):
+        if ext[axis] <= 1 or axis == an.reduce_axis or not all(an.mask(o)[axis] for o in an.outputs):
+            continue
+        unit_bytes = [_unit_bytes(an, o, axis) for o in an.outputs]
+        min_units = ceil_div(BLOCK_BYTES, min(unit_bytes))
+        align = 1
+        for nbytes in unit_bytes:
+            align = lcm(align, BLOCK_BYTES // gcd(nbytes, BLOCK_BYTES))
+        per = min(ext[axis], round_up(max(ceil_div(ext[axis], chip.aicore_num), min_units), align))
+        blocks = ceil_div(ext[axis], per)
+        if best is None or blocks > best[1]:
+            best = (axis, blocks, per, align)
+    if best is None or best[1] == 1:
+        return BlockSplit(None, 1, 1, 0, 1)
+    axis, blocks, per, align = best
+    last = ext[axis] - (blocks - 1) * per
+    last = min(ext[axis], round_up(last, align))
+    return BlockSplit(axis, per, blocks, ext[axis] - last, last)
+
+
+def tile_align(an, axis: int) -> int:
+    """Tile extents along ``axis`` that keep every output's contiguous runs whole 32-byte blocks."""
+    align = 1
+    for o in an.outputs:
+        if an.mask(o)[axis]:
+            align = lcm(align, BLOCK_BYTES // gcd(_unit_bytes(an, o, axis), BLOCK_BYTES))
+    return align
+
+
+# -- tiles --------------------------------------------------------------------------------------------------------
+def _search(an, chip, unit: int, ext: tuple, misc_bytes: int) -> Tile:
+    full = an.canon.extents
+    fits = lambda tile: _usage(an, chip, unit, tile) + misc_bytes <= chip.ub_bytes
+    ra = an.reduce_axis
+    if fits(Tile(1, ext[1], ext[2])):
+        if ext[1] != full[1] or ext[2] != full[2] or ext[0] == 1:
+            return Tile(1, ext[1], ext[2])
+        return Tile(_largest(lambda v: fits(Tile(v, ext[1], ext[2])), ext[0], tile_align(an, 0)), ext[1], ext[2])
+    whole_b = ra == 1 and an.resident
+    if not whole_b and ext[1] > 1 and fits(Tile(1, 1, ext[2])):
+        align = tile_align(an, 1)
+        rows = _largest(lambda v: fits(Tile(1, v, ext[2])), ext[1], align)
+        if rows >= align or align > ext[1] or (ra == 2 and an.resident):
+            return Tile(1, rows, ext[2])
+        aligned = _aligned_columns(an, fits, unit, ext, align)      # whole output blocks beat whole rows
+        return aligned or Tile(1, rows, ext[2])
+    if ra == 2 and an.resident:
+        raise UnsupportedPattern(f"one row of {ext[2]} elements (a reduce broadcast back) exceeds UB")
+    return _column_tile(an, fits, unit, ext, whole_b)
+
+
+def _aligned_columns(an, fits, unit: int, ext: tuple, rows: int):
+    """A tile of ``rows`` rows cut into column chunks of at least a few repeats, or None."""
+    step = max(unit, tile_align(an, 2))
+    least = min(ext[2], max(step, 512))
+    if not fits(Tile(1, rows, least)):
+        return None
+    return Tile(1, rows, _largest(lambda v: fits(Tile(1, rows, v)), ext[2], step))
+
+
+def _column_tile(an, fits, unit: int, ext: tuple, whole_b: bool) -> Tile:
+    """Rows cut into column chunks (a multiple of the block unit wide); all B rows when ``whole_b``."""
+    rows = ext[1] if whole_b else min(ext[1], 32)
+    step = max(unit, tile_align(an, 2))
+    while rows >= 1:
+        if fits(Tile(1, rows, min(step, ext[2]))):
+            return Tile(1, rows, _largest(lambda v: fits(Tile(1, rows, v)), ext[2], step))
+        if whole_b:
+            break
+        rows //= 2
+    what = f"{ext[1]} rows of a reduce broadcast back" if whole_b else "one block of every tensor"
+    raise UnsupportedPattern(f"not even {what} fits UB")
+
+
+def _largest(fits, limit: int, align: int) -> int:
+    """The largest v in [1, limit] with fits(v) (fits is monotone), rounded down to ``align`` when possible."""
+    low, high = 1, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    if low >= align and low < limit:
+        low -= low % align
+    return low
+
+
+def _stages(an, accumulate: bool) -> tuple:
+    nodes = [n.index for n in an.graph.nodes if not an.is_virtual(n.index)]
+    computes = [i for i in nodes if an.infos[i].kind != "input"]
+    if not accumulate:
+        loads = [i for i in nodes if an.infos[i].kind == "input" and an.consumers(i)]
+        return Stage("tile", tuple(loads), tuple(computes), an.outputs), None
+    reduces = [i for i in computes if an.infos[i].kind == "reduce"]
+    pre = [i for i in computes if i not in an.post or i in reduces]
+    post = [i for i in computes if i in an.post and i not in reduces]
+    uses = lambda group, i: any(i in _operand_nodes(an, c) for c in group)
+    inputs = [i for i in nodes if an.infos[i].kind == "input"]
+    tile = Stage("tile", tuple(i for i in inputs if uses(pre, i)), tuple(pre),
+                 tuple(o for o in an.outputs if o in pre and o not in reduces))
+    group = Stage("group", tuple(i for i in inputs if uses(post, i)), tuple(post),
+                  tuple(o for o in an.outputs if o in an.post), tuple(reduces))
+    return tile, group
+
+
+def _operand_nodes(an, index: int) -> list:
+    return [o.node for o in an.infos[index].operands if not o.is_const]
+
+
+def _plans(an, chip, unit: int, tile: Tile) -> tuple:
+    ra = an.reduce_axis
+    accumulate = ra is not None and tile.extent(ra) < an.canon.extents[ra]
+    layouts = {n.index: layout_of(an.mask(n.index), tile, unit) for n in an.graph.nodes}
+    tile_stage, group_stage = _stages(an, accumulate)
+    accs, group_plan = {}, None
+    if accumulate:
+        offset = 0
+        for index in group_stage.held:
+            nbytes = buffer_bytes(layouts[index], an.graph.nodes[index].dtype)
+            accs[index] = Region("group", offset, nbytes)
+            offset += nbytes
+        group_plan = plan_stage(an, group_stage, layouts, chip, preset=accs)
+    tile_plan = plan_stage(an, tile_stage, layouts, chip)
+    return accumulate, layouts, tile_stage, group_stage, tile_plan, group_plan, accs
+
+
+def _usage(an, chip, unit: int, tile: Tile) -> int:
+    _, _, _, _, tile_plan, group_plan, _ = _plans(an, chip, unit, tile)
+    return 2 * tile_plan.peak + (group_plan.peak if group_plan else 0)
+
+
+def _finish(an, chip, unit: int, split: BlockSplit, tile: Tile, misc_bytes: int) -> Schedule:
+    accumulate, layouts, tile_stage, group_stage, tile_plan, group_plan, accs = _plans(an, chip, unit, tile)
+    arenas = {"tile0": tile_plan.peak, "tile1": tile_plan.peak, "group": group_plan.peak if group_plan else 0,
+              "misc": misc_bytes}
+    aligns = tuple(unit if axis == an.reduce_axis == 2 else (1 if axis == an.reduce_axis else tile_align(an, axis))
+                   for axis in range(3))
+    return Schedule(split, tile, accumulate, unit, layouts, tile_stage, group_stage, tile_plan, group_plan, accs,
+                    arenas, aligns)

@@ -331,6 +331,9 @@ def default_library() -> Path:
 def build_install_artifacts(lib_dir: os.PathLike | str) -> list[Path]:
     """Build the runtime, the worker and the default library into ``lib_dir`` (used by setup.py at install)."""
     lib_dir = Path(lib_dir)
+    if not _default_kernel_sources():  # e.g. an sdist without ops/aicpu: never ship a library without kernels
+        raise AicpuBuildError(f"cannot build {DEFAULT_LIBRARY_NAME}: no kernel sources in {DEFAULT_KERNEL_DIR} "
+                              f"(a source distribution must include ops/aicpu, see MANIFEST.in)")
     lib_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="npusim-aicpu-") as tmp:
         work = Path(tmp)

@@ -15,7 +15,8 @@ from npusim.errors import AicpuBuildError
 HEADERS = ["cpu_kernel.h", "cpu_context.h", "cpu_tensor.h", "cpu_tensor_shape.h", "cpu_attr_value.h", "cpu_types.h",
            "cpu_kernel_utils.h", "cpu_kernel_register.h", "cust_cpu_utils.h", "log.h", "status.h", "securec.h",
            "utils/kernel_util.h", "inc/ms_cpu_kernel.h", "inc/kernel_log.h", "context/inc/cpu_kernel_utils.h",
-           "context/common/status.h"]
+           "context/common/status.h", "cpu_ops_kernel.h", "kernel_log.h", "common/kernel_errcode.h",
+           "cpu_kernel/inc/cpu_ops_kernel.h", "cpu_kernel/common/status.h", "securec/include/securec.h"]
 
 # Uses standard names that real kernels expect to arrive through the API headers alone.
 TRANSITIVE_SOURCE = r"""
@@ -27,6 +28,21 @@ std::shared_ptr<int> pointer;
 }
 """
 
+# What MindSpore kernels use after including only "utils/kernel_util.h" (its kernel_log.h brings <iostream> etc.).
+KERNEL_UTIL_SOURCE = r"""
+#include "utils/kernel_util.h"
+namespace aicpu {
+uint32_t Check(CpuKernelContext &ctx) {
+  std::cout << GetTid() << FmtToStr(kFormatNC1HWC0IndexC0) << std::endl;
+  AICPU_CHK_STATUS_RET(NormalCheck(ctx, kDynamicInput, kDynamicOutput))
+  KERNEL_CHECK_FALSE(FloatEqual(1.0f, 1.0f), KERNEL_STATUS_PARAM_INVALID, "%s", "never")
+  CUST_KERNEL_CHECK_NULLPTR(ctx, ctx.Input(0), KERNEL_STATUS_PARAM_INVALID, "no input")
+  RETURN_IF_FAILURE(CpuKernelUtils::ParallelFor(ctx, 4, 1, [](int64_t, int64_t) {}));
+  return kAicpuKernelStateSucess;
+}
+}  // namespace aicpu
+"""
+
 
 def test_cann_named_headers_exist_and_compile_together(tmp_path):
     include = Path(aicpu_loader.get_include())
@@ -34,6 +50,9 @@ def test_cann_named_headers_exist_and_compile_together(tmp_path):
     source = tmp_path / "all_headers.cc"
     source.write_text("".join(f'#include "{h}"\n' for h in HEADERS) + TRANSITIVE_SOURCE)
     subprocess.run(["g++", *aicpu_loader.get_compile_flags(), "-fsyntax-only", str(source)], check=True)
+    util_source = tmp_path / "kernel_util_only.cc"
+    util_source.write_text(KERNEL_UTIL_SOURCE)
+    subprocess.run(["g++", *aicpu_loader.get_compile_flags(), "-fsyntax-only", str(util_source)], check=True)
 
 
 def test_cli_prints_include_and_link_flags(capsys):
@@ -112,11 +131,18 @@ def test_link_by_hand_with_published_flags(tmp_path, make_op, monkeypatch):
 
 
 def test_eigen_half_kernel_builds_and_runs(tmp_path, make_op, monkeypatch):
-    if not aicpu_loader.eigen_include_dirs():
-        pytest.skip("Eigen headers are not installed (pip install cmeel-eigen)")
+    assert aicpu_loader.eigen_include_dirs(), "Eigen 3.4 headers missing: the declared dependency cmeel-eigen"
     out = tmp_path / "libhalf_kernels.so"
     build_kernel_library([KERNEL_DIR / "eigen_half_kernel.cc"], out)
     monkeypatch.setenv("NPUSIM_AICPU_LIB_PATH", str(tmp_path))
     x = np.array([0.5, -1.25, 3.0, 100.0], np.float16)
     (y,) = make_op("HalfAffine", 1, 1, library="half_kernels")([x], [x.shape], ["float16"])
     np.testing.assert_array_equal(y, x * np.float16(2) + np.float16(1))
+
+
+def test_install_build_refuses_to_ship_a_library_without_kernels(tmp_path, monkeypatch):
+    from aicpu_loader import build
+    monkeypatch.setattr(build, "DEFAULT_KERNEL_DIR", tmp_path / "ops" / "aicpu")  # e.g. an sdist without ops/aicpu
+    with pytest.raises(AicpuBuildError, match="no kernel sources"):
+        build.build_install_artifacts(tmp_path / "lib")
+    assert not (tmp_path / "lib").exists()

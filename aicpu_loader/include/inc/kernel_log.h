@@ -2,11 +2,38 @@
 #ifndef NPUSIM_AICPU_INC_KERNEL_LOG_H
 #define NPUSIM_AICPU_INC_KERNEL_LOG_H
 
-#include <cstdint>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <cstdint>
+#include <iostream>
+#include <utility>
+
+#include "../common/kernel_errcode.h"
 #include "../cust_cpu_utils.h"
 #include "../log.h"
 #include "../status.h"
+
+// The calling thread's kernel thread id (MindSpore's log prefix helper; kernels call it too).
+inline int64_t GetTid(void) {
+  thread_local static const int64_t tid = static_cast<int64_t>(syscall(SYS_gettid));
+  return tid;
+}
+
+#ifndef AICPU_LOGEVENT
+#define AICPU_LOGEVENT(fmt, ...) KERNEL_LOG_EVENT(fmt, ##__VA_ARGS__)
+#endif
+
+// Returns a non-zero status of `expr` from the enclosing function.
+#ifndef AICPU_CHK_STATUS_RET
+#define AICPU_CHK_STATUS_RET(...)                                        \
+  do {                                                                   \
+    const uint32_t npusim_chk_status_ = (__VA_ARGS__);                   \
+    if (npusim_chk_status_ != ::aicpu::kAicpuKernelStateSucess) {        \
+      return npusim_chk_status_;                                         \
+    }                                                                    \
+  } while (0);
+#endif
 
 #define CUST_AICPU_LOGD(ctx, fmt, ...) CUST_KERNEL_LOG_DEBUG(ctx, fmt, ##__VA_ARGS__)
 #define CUST_AICPU_LOGI(ctx, fmt, ...) CUST_KERNEL_LOG_INFO(ctx, fmt, ##__VA_ARGS__)

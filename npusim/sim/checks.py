@@ -76,12 +76,14 @@ def check_aligned(site: Site, what: str, byte_addr: int, align: int = ALIGN_BYTE
                                          f"scope) is not {align} Byte align")
 
 
-def check_access(site: Site, what: str, buffer: str, first: int, last: int, lo: int, hi: int) -> None:
-    """Elements [first, last] (view indices) must lie in the buffer's [lo, hi); messages use buffer offsets."""
+def check_access(site: Site, what: str, buffer: str, first: int, last: int, lo: int, hi: int,
+                 unit: str = "elements") -> None:
+    """Items [first, last] (view indices, counted in ``unit``) must lie in the buffer's [lo, hi); messages use
+    buffer offsets."""
     if first < lo or last >= hi:
         raise site.error(OutOfBoundsError,
-                         f"{what} tensor {buffer} overflow: instruction accesses elements {first - lo}..{last - lo} "
-                         f"but {buffer} holds {hi - lo} (AccessViolation: Memory out of range)")
+                         f"{what} tensor {buffer} overflow: instruction accesses {unit} {first - lo}..{last - lo} "
+                         f"but {buffer} holds {hi - lo} {unit} (AccessViolation: Memory out of range)")
 
 
 def check_capacity(kernel_name: str, chip, scope: str, end_bytes: int, buffer_name: str) -> None:

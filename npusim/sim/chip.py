@@ -291,6 +291,9 @@ def _build_chip(data: dict, path: Path) -> Chip:
     if "S" not in pipes or "V" not in pipes:
         raise ChipModelError(f"{path.name}: sync.pipes must list at least S and V")
     cube = _section(data, "cube_costs", path)
+    if not isinstance(cube.get("kstep"), dict) or not cube["kstep"]:
+        raise ChipModelError(f"{path.name}: cube_costs.kstep must map input dtypes to the K step of one cube cycle")
+    tracker.record("cube_costs", "kstep", cube)
     isa, vsel_modes = _isa(data, path, tracker)
     return Chip(
         name=str(data.get("name") or path.stem), aliases=tuple(data.get("aliases") or ()),
@@ -305,7 +308,7 @@ def _build_chip(data: dict, path: Path) -> Chip:
         cube_n=int(fields["cube_n"]), cube_k_fp16=int(fields["cube_k_fp16"]), event_ids=int(fields["event_ids"]),
         pipes=pipes, paths=_paths(data, path, tracker, pipes), vector_costs=_vector_costs(data, path, tracker),
         mmad_fixed_cycles=float(fields["fixed_cycles"]),
-        mmad_kstep=MappingProxyType({str(k): int(v) for k, v in (cube.get("kstep") or {}).items()}),
+        mmad_kstep=MappingProxyType({str(k): int(v) for k, v in cube["kstep"].items()}),
         scalar_issue_cycles=float(fields["issue_cycles"]), scalar_alu_cycles=float(fields["alu_cycles"]),
         scalar_mem_cycles=float(fields["mem_cycles"]), flag_cycles=float(fields["flag_cycles"]),
         isa=isa, vsel_modes=vsel_modes, sources=MappingProxyType(dict(tracker.sources)),

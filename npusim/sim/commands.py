@@ -36,7 +36,8 @@ def _chips_table(names: list, selected: str) -> str:
 
 def _chip_detail(name: str) -> str:
     chip = get_chip(name)
-    lines = [f"{chip.name}: {chip.description}", f"aliases: {', '.join(chip.aliases) or '-'}", "", "numbers and sources:"]
+    lines = [f"{chip.name}: {chip.description}", f"aliases: {', '.join(chip.aliases) or '-'}", "",
+             "numbers and sources:"]
     for field, source in sorted(chip.sources.items()):
         lines.append(f"  {field}: {source}")
     lines += ["", "data_move paths (pipe, bytes/cycle, latency cycles):"]

@@ -91,12 +91,7 @@ class ProfileSession:
                                        "ts": offset_us + start / clock, "dur": (end - start) / clock,
                                        "args": {"instr": index, "op": static.text, "kernel": record.kernel.name}})
             offset_us += cost.time_us
-        meta = [{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "device"}},
-                {"name": "thread_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "kernels"}}]
-        for pid, tid, pipe in sorted(named):
-            meta.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"core {pid - 1}"}})
-            meta.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": pipe}})
-        return {"traceEvents": meta + events, "displayTimeUnit": "ns"}
+        return {"traceEvents": _track_names(named) + events, "displayTimeUnit": "ns"}
 
     def write_chrome_trace(self, path) -> None:
         with open(path, "w", encoding="utf-8") as handle:
@@ -116,17 +111,32 @@ class ProfileSession:
             for core in cost.cores[:max_cores]:
                 for pipe, intervals in sorted(core.intervals.items(), key=lambda kv: PIPE_ORDER.index(kv[0])):
                     bars = [(offset_us + s / clock, (e - s) / clock) for s, e, _ in intervals]
-                    rows.append((f"{record.kernel.name} c{core.core} {pipe}", bars))
+                    rows.append((f"{record.kernel.name} c{core.core} {pipe}", pipe, bars))
             offset_us += cost.time_us
         fig, axis = plt.subplots(figsize=(12, max(2.0, 0.3 * len(rows))))
-        for i, (_, bars) in enumerate(rows):
-            axis.broken_barh(bars, (i - 0.4, 0.8))
-        axis.set_yticks(range(len(rows)), [label for label, _ in rows], fontsize=6)
+        for i, (_, pipe, bars) in enumerate(rows):
+            axis.broken_barh(bars, (i - 0.4, 0.8), facecolors=f"C{PIPE_ORDER.index(pipe) % 10}")
+        axis.set_yticks(range(len(rows)), [label for label, _, _ in rows], fontsize=6)
+        axis.invert_yaxis()                                   # core 0, pipe S at the top
         axis.set_xlabel("time (us)")
         fig.tight_layout()
         fig.savefig(path, dpi=120)
         plt.close(fig)
         return True
+
+
+def _track_names(named: set) -> list:
+    """Metadata naming the tracks: process 0 "device" (one slice per launch), process c+1 "core c" with one
+    thread per pipe, ordered S, V, M, MTE1, MTE2, MTE3, FIX."""
+    meta = [{"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "device"}},
+            {"name": "thread_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "kernels"}}]
+    for pid in sorted({pid for pid, _, _ in named}):
+        meta.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"core {pid - 1}"}})
+        meta.append({"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid}})
+    for pid, tid, pipe in sorted(named):
+        meta.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": pipe}})
+        meta.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": tid}})
+    return meta
 
 
 def _kib(nbytes: int) -> str:

@@ -104,13 +104,13 @@ class Device:
     def _copy(self, dst, src, size_bytes) -> None:
         if isinstance(dst, DevicePtr) and isinstance(src, np.ndarray):
             data = np.ascontiguousarray(src).view(np.uint8).reshape(-1)
-            count = data.size if size_bytes is None else int(size_bytes)
+            count = _host_count(data.size, size_bytes, "source")
             self.gm.region(dst, count)[...] = data[:count]
         elif isinstance(dst, np.ndarray) and isinstance(src, DevicePtr):
             if not dst.flags.c_contiguous:
                 raise DeviceMemoryError("memcpy to host needs a C-contiguous destination array")
             out = dst.view(np.uint8).reshape(-1)
-            count = out.size if size_bytes is None else int(size_bytes)
+            count = _host_count(out.size, size_bytes, "destination")
             out[:count] = self.gm.region(src, count)
         elif isinstance(dst, DevicePtr) and isinstance(src, DevicePtr):
             if size_bytes is None:
@@ -192,6 +192,14 @@ class Device:
             raise DeviceMemoryError(f"argument {param.name} declares {declared} bytes but only {data.size} remain "
                                     f"in its allocation after {ptr!r}", kernel=kernel.name)
         return executor.GmBinding(data, min(-(-declared // 32) * 32, data.size))
+
+
+def _host_count(host_bytes: int, size_bytes, side: str) -> int:
+    """Bytes a host<->device memcpy moves: ``size_bytes`` (default: the whole host array), within the array."""
+    count = host_bytes if size_bytes is None else int(size_bytes)
+    if not 0 <= count <= host_bytes:
+        raise DeviceMemoryError(f"memcpy of {count} bytes: the host {side} array holds {host_bytes} bytes")
+    return count
 
 
 _default: dict = {"device": None}  # one default device per process, re-created when the current chip changes

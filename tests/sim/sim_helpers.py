@@ -76,3 +76,27 @@ def ref_elementwise(image, func, dst, srcs, mask, repeat, strides, lanes=None, d
         for lane, value in zip(active, values):
             mem[address(dst, r, lane, *strides["dst"], isz)] = value
     return mem
+
+
+def pack_a(a, k0=16):
+    """A (m x k) into L0A's zZ fractal layout [M1, K1, 16, K0], zero-padded."""
+    m, k = a.shape
+    m1, k1 = -(-m // 16), -(-k // k0)
+    padded = np.zeros((m1 * 16, k1 * k0), a.dtype)
+    padded[:m, :k] = a
+    return padded.reshape(m1, 16, k1, k0).transpose(0, 2, 1, 3).copy()
+
+
+def pack_b(b, k0=16):
+    """B (k x n) into L0B's nZ fractal layout [K1, N1, 16, K0], zero-padded."""
+    k, n = b.shape
+    k1, n1 = -(-k // k0), -(-n // 16)
+    padded = np.zeros((k1 * k0, n1 * 16), b.dtype)
+    padded[:k, :n] = b
+    return padded.reshape(k1, k0, n1, 16).transpose(0, 2, 3, 1).copy()
+
+
+def unpack_c(c, m, n):
+    """C from L0C's zN fractal layout [N1, M1, 16, 16] back to (m x n)."""
+    n1, m1 = c.shape[:2]
+    return c.transpose(1, 2, 0, 3).reshape(m1 * 16, n1 * 16)[:m, :n]

@@ -23,6 +23,29 @@ def test_four_chip_models_with_reference_figures():
     assert a910.vector_costs["vadd"].cycles(10, "float16") == pytest.approx(5.9 + 20.7)
 
 
+HW_TABLE = {  # ascend-hw.md: cores, clock MHz, peak fp16 TFLOPS, UB / L1 / L0A / L0B / L0C KiB, HBM GB/s range, events
+    "Ascend910": (32, 1000, 256, 256, 1024, 64, 64, 256, (1200, 1200), 4),
+    "Ascend910B1": (24, 1850, 364, 192, 512, 64, 64, 128, (1400, 1600), 8),
+    "Ascend310": (2, None, 8, 256, 1024, 64, 64, 256, None, 4),
+    "Ascend310P3": (8, 1080, 70, 256, 1024, 64, 64, 256, None, 8),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HW_TABLE))
+def test_chip_figures_match_the_reference_table(name):
+    cores, mhz, tflops, ub, l1, l0a, l0b, l0c, hbm, events = HW_TABLE[name]
+    chip = get_chip(name)
+    assert chip.cube_core_num == cores and (mhz is None or chip.clock_mhz == mhz)
+    assert abs(chip.peak_fp16_tflops - tflops) <= 0.05 * tflops
+    assert [chip.scope_bytes(s) // 1024 for s in ("UB", "L1", "L0A", "L0B", "L0C")] == [ub, l1, l0a, l0b, l0c]
+    assert hbm is None or hbm[0] <= chip.hbm_gbps <= hbm[1]
+    assert chip.event_ids == events
+    assert (chip.vector_width_bytes, chip.block_bytes, chip.max_repeat) == (256, 32, 255)
+    assert (chip.cube_m, chip.cube_n, chip.cube_k_fp16) == (16, 16, 16) and chip.mmad_kstep["int8"] == 32
+    derived = chip.cube_core_num * 16 * 16 * 16 * 2 * chip.clock_mhz * 1e6 / 1e12   # MACs x 2 flop x clock
+    assert abs(derived - chip.peak_fp16_tflops) <= 0.1 * chip.peak_fp16_tflops     # clock and peak agree
+
+
 @pytest.mark.parametrize("name", ["Ascend910", "Ascend910B1", "Ascend310", "Ascend310P3"])
 def test_every_number_has_a_source(name):
     chip = get_chip(name)
@@ -33,6 +56,9 @@ def test_every_number_has_a_source(name):
         assert f"paths.{src}->{dst}" in chip.sources
     for opcode in chip.vector_costs:
         assert f"vector_costs.{opcode}" in chip.sources
+    for opcode in chip.isa:
+        assert f"isa.{opcode}" in chip.sources
+    assert "cube_costs.kstep" in chip.sources and "isa.vsel_modes" in chip.sources
     assert all(": " in text for text in chip.sources.values())
 
 

@@ -17,11 +17,13 @@ def mostly(valid, invalid):
     return st.integers(0, 15).flatmap(lambda k: invalid if k == 0 else valid)
 
 
-ints = mostly(st.integers(1, 8), st.one_of(st.integers(-3, 300), st.sampled_from([0, 255, 256, 4095, 65536])))
+REG = ("REG",)     # the kernel's int32 register: a run-time operand (checked when it is read)
+ints = mostly(st.integers(1, 8), st.one_of(st.integers(-3, 300), st.sampled_from([0, 255, 256, 4095, 65536]),
+                                           st.just(REG)))
 masks = mostly(st.one_of(st.integers(1, 64), st.tuples(st.just(0), st.integers(1, 2**64 - 1))),
                st.one_of(st.integers(-2, 140), st.tuples(st.integers(0, 2**64), st.integers(0, 2**64))))
-offsets = mostly(st.integers(0, 32).map(lambda b: b * 16), st.integers(-20, 5000))
-tensors = st.tuples(mostly(st.sampled_from(["u0", "u1"]), st.sampled_from(["g0", "l1"])), offsets,
+offsets = mostly(st.integers(0, 32).map(lambda b: b * 16), st.one_of(st.integers(-20, 5000), st.just(REG)))
+tensors = st.tuples(mostly(st.sampled_from(["u0", "u1"]), st.sampled_from(["g0", "l1", "l0a", "l0c"])), offsets,
                     mostly(st.none(), st.sampled_from(DTYPES)))
 
 
@@ -76,20 +78,35 @@ def sync_instr(draw):
 def scalar_instr(draw):
     opcode = draw(st.sampled_from(["sset", "sload", "sstore"]))
     if opcode == "sset":
-        return opcode, {"dst": "reg", "value": draw(st.integers(-2**40, 2**40))}
+        return opcode, {"dst": "reg", "value": draw(mostly(st.integers(0, 16), st.integers(-2**40, 2**40)))}
     if opcode == "sload":
         return opcode, {"dst": "reg", "src": ("T", draw(tensors))}
-    return opcode, {"dst": ("T", draw(tensors)), "value": draw(st.one_of(st.just(("REG",)), st.integers(-9, 9)))}
+    return opcode, {"dst": ("T", draw(tensors)), "value": draw(st.one_of(st.just(REG), st.integers(-9, 9)))}
 
 
-instructions = st.lists(st.one_of(vector_instr(), vector_instr(), move_instr(), sync_instr(), scalar_instr()),
-                        min_size=1, max_size=6)
+@st.composite
+def cube_instr(draw):
+    """mmad on the L0 buffers (sometimes misplaced or mistyped), with random (m, k, n)."""
+    dims = mostly(st.integers(0, 64), st.integers(-2, 5000))
+    dst = draw(mostly(st.just(("l0c", 0, None)), st.tuples(st.sampled_from(["l0c", "u0"]), offsets,
+                                                             st.sampled_from(DTYPES))))
+    src_fm = draw(mostly(st.just(("l0a", 0, None)), st.tuples(st.just("l0a"), offsets, st.sampled_from(DTYPES))))
+    src_filter = draw(mostly(st.just(("l0b", 0, None)), st.tuples(st.just("l0b"), offsets, st.none())))
+    return "mmad", {"dst_fm": ("T", dst), "src_fm": ("T", src_fm), "src_filter": ("T", src_filter),
+                    "matrix_m": draw(dims), "matrix_k": draw(dims), "matrix_n": draw(dims),
+                    "is_bias": draw(st.booleans())}
+
+
+instructions = st.lists(st.one_of(vector_instr(), vector_instr(), move_instr(), sync_instr(), scalar_instr(),
+                                  cube_instr()), min_size=1, max_size=6)
 
 
 def _build(stream, chip_name):
     kb = KernelBuilder("fuzz", block_dim=2)
     handles = {"g0": kb.tensor("float16", (4096,), "GM", "g0"), "u0": kb.tensor("float16", (4096,), "UB", "u0"),
-               "u1": kb.tensor("float16", (4096,), "UB", "u1"), "l1": kb.tensor("float16", (2048,), "L1", "l1")}
+               "u1": kb.tensor("float16", (4096,), "UB", "u1"), "l1": kb.tensor("float16", (2048,), "L1", "l1"),
+               "l0a": kb.tensor("float16", (4096,), "L0A", "l0a"), "l0b": kb.tensor("float16", (4096,), "L0B", "l0b"),
+               "l0c": kb.tensor("float32", (4096,), "L0C", "l0c")}
     reg = kb.scalar("int32", "reg")
     for opcode, args in stream:
         resolved = {}
@@ -97,8 +114,8 @@ def _build(stream, chip_name):
             if isinstance(value, tuple) and value and value[0] == "T":
                 buf, offset, dtype = value[1]
                 handle = handles[buf] if dtype is None else handles[buf].reinterpret_cast_to(dtype)
-                resolved[name] = handle[offset]
-            elif value == ("REG",):
+                resolved[name] = handle[reg * 16 if offset == REG else offset]
+            elif value == REG:
                 resolved[name] = reg
             else:
                 resolved[name] = value

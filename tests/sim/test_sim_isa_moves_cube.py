@@ -4,6 +4,7 @@ import pytest
 
 from npusim.errors import InvalidOperandError, OutOfBoundsError
 from npusim.sim import Device, KernelBuilder
+from sim_helpers import pack_a, pack_b, unpack_c
 
 RNG = np.random.default_rng(3)
 
@@ -74,27 +75,6 @@ def test_paths_checked_against_the_chip():
                 kb.build()
         finally:
             set_chip(None)
-
-
-def pack_a(a, k0=16):
-    m, k = a.shape
-    m1, k1 = -(-m // 16), -(-k // k0)
-    padded = np.zeros((m1 * 16, k1 * k0), a.dtype)
-    padded[:m, :k] = a
-    return padded.reshape(m1, 16, k1, k0).transpose(0, 2, 1, 3).copy()
-
-
-def pack_b(b, k0=16):
-    k, n = b.shape
-    k1, n1 = -(-k // k0), -(-n // 16)
-    padded = np.zeros((k1 * k0, n1 * 16), b.dtype)
-    padded[:k, :n] = b
-    return padded.reshape(k1, k0, n1, 16).transpose(0, 2, 3, 1).copy()
-
-
-def unpack_c(c, m, n):
-    n1, m1 = c.shape[:2]
-    return c.transpose(1, 2, 0, 3).reshape(m1 * 16, n1 * 16)[:m, :n]
 
 
 def _mmad_kernel(m, k, n, in_dtype, out_dtype, k0, accumulate_twice=False):

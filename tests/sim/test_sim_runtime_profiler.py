@@ -148,3 +148,70 @@ def test_png_when_matplotlib_available(tmp_path):
         assert written and (tmp_path / "t.png").stat().st_size > 0
     except ImportError:
         assert written is False
+
+
+def _pipelined_kernel(block_dim):
+    """Each block: GM->UB (MTE2), vadds (V), UB->GM (MTE3), ordered by flags, twice."""
+    kb = KernelBuilder("pipelined", block_dim=block_dim)
+    src = kb.tensor("float16", (block_dim * 2048,), "GM", "src")
+    dst = kb.tensor("float16", (block_dim * 2048,), "GM", "dst")
+    ub = kb.tensor("float16", (1024,), "UB", "ub")
+    with kb.for_range(0, 2) as i:
+        off = kb.block_idx * 2048 + i * 1024
+        kb.data_move(ub, src[off], 0, 1, 64, 0, 0)
+        kb.set_flag("MTE2", "V", 0)
+        kb.wait_flag("MTE2", "V", 0)
+        kb.vadds(128, ub, ub, 1.0, 8, 1, 1, 8, 8)
+        kb.set_flag("V", "MTE3", 0)
+        kb.wait_flag("V", "MTE3", 0)
+        kb.data_move(dst[off], ub, 0, 1, 64, 0, 0)
+        kb.pipe_barrier("PIPE_ALL")
+    return kb.build(inputs=[src], outputs=[dst])
+
+
+def test_chrome_trace_is_valid_with_one_track_per_core_and_pipe(tmp_path):
+    dev = Device("Ascend910")
+    src, dst = dev.to_device(np.zeros(4 * 2048, np.float16)), dev.malloc(4 * 2048 * 2)
+    with profile() as session:
+        dev.run(_pipelined_kernel(4), [src, dst])
+        dev.run(_pipelined_kernel(2), [src, dst])
+    path = tmp_path / "trace.json"
+    session.write_chrome_trace(path)
+    events = json.loads(path.read_text())["traceEvents"]
+    meta = [e for e in events if e["ph"] == "M"]
+    slices = [e for e in events if e["ph"] == "X"]
+    assert all(isinstance(e["pid"], int) and isinstance(e["tid"], int) and e["ts"] >= 0 and e["dur"] >= 0
+               for e in slices)
+    process_names = [(e["pid"], e["args"]["name"]) for e in meta if e["name"] == "process_name"]
+    assert len(process_names) == len({pid for pid, _ in process_names})          # each process named once
+    thread_names = {(e["pid"], e["tid"]): e["args"]["name"] for e in meta if e["name"] == "thread_name"}
+    assert len(thread_names) == len([e for e in meta if e["name"] == "thread_name"])
+    tracks = {(e["pid"], e["tid"]) for e in slices}
+    assert tracks <= set(thread_names)                                            # every track is named
+    for core in range(4):
+        names = {thread_names[t] for t in tracks if t[0] == core + 1}
+        assert {"V", "MTE2", "MTE3"} <= names, (core, names)
+    assert dict(process_names)[4] == "core 3"
+    by_track = {}
+    for e in slices:
+        by_track.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+    for spans in by_track.values():                                               # slices on a track never overlap
+        spans.sort()
+        assert all(b[0] >= a[1] - 1e-9 for a, b in zip(spans, spans[1:]))
+    kernels = [e for e in slices if e["pid"] == 0]
+    assert [e["name"] for e in kernels] == ["pipelined", "pipelined"]
+    assert kernels[1]["ts"] == pytest.approx(kernels[0]["ts"] + kernels[0]["dur"])
+
+
+def test_table_has_the_issue_columns_and_ub_high_water_mark():
+    dev = Device("Ascend910")
+    src, dst = dev.to_device(np.zeros(4 * 2048, np.float16)), dev.malloc(4 * 2048 * 2)
+    with profile() as session:
+        record = dev.run(_pipelined_kernel(4), [src, dst])
+    header = session.table().splitlines()[0].split()
+    assert header[:6] == ["kernel", "chip", "blocks", "cycles", "time(us)", "busiest"]
+    assert {"V%", "MTE2%", "MTE3%", "UB"} <= set(header)
+    row = session.rows()[0]
+    assert row["ub_bytes"] == 2048 and row["block_dim"] == 4
+    assert row["cycles"] == record.cost.total_cycles and row["time_us"] == pytest.approx(row["cycles"] / 1000.0)
+    assert set(row["utilisation"]) == set(record.chip.pipes)

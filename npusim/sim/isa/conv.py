@@ -77,9 +77,8 @@ def compile_vconv(instr, spec, kc: CompileContext) -> CompiledInstr:
         dst_plan.write(dst_view, dst_base, semantics(values, src_dt, dst_dt, mode, deqscale))
         ctx.append((index, repeat))
 
-    static = InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, max(src.dtype, dst.dtype,
-                                                                                      key=lambda d: np_dtype(d).itemsize),
-                         text=site.text)
+    wider = max(src.dtype, dst.dtype, key=lambda d: np_dtype(d).itemsize)      # prices the repeat (per-dtype cost)
+    static = InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, wider, text=site.text)
     return CompiledInstr(static, run)
 
 

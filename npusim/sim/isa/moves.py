@@ -40,7 +40,7 @@ def _start(ctx, site, op, span: int) -> int:
         check_aligned(site, op.role, start)
     hi = op.hi if op.hi is not None else ctx.gm_hi[op.key]
     if start < op.lo or start + span > hi:
-        check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, hi)
+        check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, hi, "bytes")
     return start
 
 
@@ -100,7 +100,7 @@ def _check_static_bounds(site, geometry: tuple, src, dst) -> None:
         if not op.is_gm and isinstance(op.base, Const):
             start, span = op.base.value, (nburst - 1) * pitch + burst_bytes
             if start < op.lo or start + span > op.hi:
-                check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, op.hi)
+                check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, op.hi, "bytes")
 
 
 def _range_check(site, name: str):

@@ -39,7 +39,7 @@ def mask_lanes(mask, lanes: int) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class AccessPlan:
     """Relative element indices an operand touches: ``rel`` is flat, ``rows`` repeats x ``cols`` lanes
-    (``size`` = rows x cols)."""
+    (``size`` = rows x cols).  ``cross_repeat``: some element is touched by more than one repeat."""
 
     rel: np.ndarray
     rows: int
@@ -50,6 +50,7 @@ class AccessPlan:
     write_sel: Optional[np.ndarray]
     write_rel: Optional[np.ndarray]
     size: int
+    cross_repeat: bool = False
 
     def read(self, view: np.ndarray, base: int) -> np.ndarray:
         """The operand's elements (a view when contiguous, a gathered copy otherwise), flat."""
@@ -78,12 +79,24 @@ def _make_plan(rel2d: np.ndarray) -> AccessPlan:
     contiguous = size > 0 and bool(np.all(np.diff(flat) == 1))
     first, last = (int(flat.min()), int(flat.max())) if size else (0, -1)
     write_sel = write_rel = None
+    cross_repeat = False
     if not contiguous:
         uniq, first_in_reversed = np.unique(flat[::-1], return_index=True)
         if uniq.size != size:
-            write_sel = _frozen(size - 1 - first_in_reversed)
+            last_pos = size - 1 - first_in_reversed
+            write_sel = _frozen(last_pos)
             write_rel = _frozen(uniq)
-    return AccessPlan(_frozen(flat), rows, cols, contiguous, first, last, write_sel, write_rel, size)
+            first_pos = np.unique(flat, return_index=True)[1]
+            cross_repeat = bool(np.any(first_pos // cols != last_pos // cols))
+    return AccessPlan(_frozen(flat), rows, cols, contiguous, first, last, write_sel, write_rel, size, cross_repeat)
+
+
+def check_accumulating_dst(site, dst, plan: AccessPlan) -> None:
+    """An instruction that reads its destination (vaxpy, vmla) must not let a repeat read an element an earlier
+    repeat wrote (the same rule as for sources; the vectorised evaluation would differ from the hardware's)."""
+    if plan.cross_repeat:
+        raise site.error(OverlapError, f"{dst.role} address overlapping error: {dst.role} is also read, and a repeat "
+                                       f"reads {dst.role} data that an earlier repeat wrote")
 
 
 @functools.lru_cache(maxsize=8192)

@@ -15,7 +15,9 @@ ROUND_MODE_NAMES = {"": "", "none": "", "r": "r", "round": "r", "rint": "r", "a"
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
-    return np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
+    # on the magnitude, so that -0.0 and negatives that round to zero keep their sign (IEEE roundTiesToAway);
+    # |x| + 0.5 is exact for every float16/float32 value below 2**52, and larger ones are already integral
+    return np.copysign(np.floor(np.abs(x) + 0.5), x)
 
 
 _INT_ROUNDERS = {"": np.rint, "r": np.rint, "a": _round_half_away, "f": np.floor, "c": np.ceil, "z": np.trunc}

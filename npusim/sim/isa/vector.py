@@ -15,7 +15,7 @@ from npusim.sim.checks import (Site, check_access, check_aligned, check_dtype, c
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const, evaluator
 from npusim.sim.isa.context import CompileContext, TensorOperand
-from npusim.sim.isa.plans import REPEAT_BYTES, AccessPlan, check_overlap, vector_plan
+from npusim.sim.isa.plans import REPEAT_BYTES, AccessPlan, check_accumulating_dst, check_overlap, vector_plan
 from npusim.sim.isa.spec import CompiledInstr, InstrStatic, OperandSpec
 from npusim.errors.sim import InvalidOperandError
 
@@ -173,6 +173,8 @@ def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_rea
     if shape.static_plans is not None:
         check_static_access(kc, tensors, shape.static_plans[1])
         check_static_overlap(kc, dst, sources, shape.static_plans[1])
+        if dst_reads:
+            check_accumulating_dst(site, dst, shape.static_plans[1][0])
     npdt = np_dtype(dtype)
     scalar = _compile_scalar(kc, instr, npdt) if has_scalar else None
     semantics = spec.semantics
@@ -187,6 +189,7 @@ def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_rea
             check_overlap(site, dst, dst_base, plans[0], op, base, plan, elementwise=True)
         inputs = [plan.read(view, base) for (view, base), plan in zip(located[1:], plans[1:])]
         if dst_reads:
+            check_accumulating_dst(site, dst, plans[0])
             inputs.append(plans[0].read(dst_view, dst_base))
         value = scalar(ctx.env) if scalar is not None else None
         plans[0].write(dst_view, dst_base, semantics(inputs, value, npdt))

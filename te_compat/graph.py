@@ -18,6 +18,8 @@ tag                                inputs                 meaning / attrs
 ``elewise_multiple_maddrelu``      a, b, c                relu(a * c + b)
 ``elewise_binary_vcmpv_<cmp>``     a, b                   cmp in eq ne lt gt ge le; output dtype "bool"
 ``elewise_multiple_sel``           cond, a, b             cond (bool) ? a : b
+``vlogic_and|or``                  a, b                   logical and / or of bool tensors (bytes 0/1)
+``vlogic_not``                     a                      logical not of a bool tensor
 ``elewise_single_cast``            x                      attrs round_mode: one of none r a f c z (vconv modes);
 ``elewise_single_floor|ceil|       x                      the output dtype is the tensor's dtype
 round|round_d|trunc``
@@ -44,6 +46,7 @@ SCALAR_OPS = ("add", "mul", "max", "min")
 BINARY_OPS = ("add", "sub", "mul", "div", "max", "min", "and", "or")
 TERNARY_TAGS = ("elewise_multiple_mla", "elewise_multiple_madd", "elewise_multiple_maddrelu")
 CMP_OPS = ("eq", "ne", "lt", "gt", "ge", "le")
+LOGIC_OPS = ("and", "or", "not")
 CAST_TAGS = {"elewise_single_cast": None, "elewise_single_floor": "f", "elewise_single_ceil": "c",
              "elewise_single_round": "r", "elewise_single_round_d": "a", "elewise_single_trunc": "z"}
 ROUND_MODES = ("none", "r", "a", "f", "c", "z")
@@ -64,6 +67,10 @@ def binary_tag(op: str) -> str:
 
 def cmp_tag(op: str) -> str:
     return f"elewise_binary_vcmpv_{op}"
+
+
+def logic_tag(op: str) -> str:
+    return f"vlogic_{op}"
 
 
 def reduce_tag(op: str) -> str:

@@ -13,7 +13,7 @@ import tvm
 
 from npusim.errors import TbeArgumentError, TbeTypeError
 
-from te_compat.graph import CMP_OPS, cmp_tag
+from te_compat.graph import CMP_OPS, cmp_tag, logic_tag
 from te_compat.dsl.broadcast import broadcast_scalar
 from te_compat.dsl.cast import autocast, compute_dtype, convert
 from te_compat.dsl.checks import dtype_of, is_tensor, require_same_shape, require_tensor, scalar_value, static_shape
@@ -143,7 +143,7 @@ def vlogic(lhs, rhs=None, operation="logic_and"):
         if dtype_of(tensor) != "bool":
             raise TbeTypeError(f"{func}: inputs must be bool tensors, got {dtype_of(tensor)}")
     shape = require_same_shape(func, tensors, ["lhs", "rhs"])
-    tag = "vlogic_" + operation.split("_", 1)[1]
+    tag = logic_tag(operation.split("_", 1)[1])
     if operation == "logic_not":
         return make_node(shape, lambda *i: tvm.tirx.Not(lhs(*i)), tag, prefix="vlogic")
-    return make_node(shape, lambda *i: ops[operation](lhs(*i), rhs(*i)), tag, prefix="vlogic")
+    return make_node(shape, lambda *i: ops[operation](lhs(*i), rhs(*i)), tag, prefix="vlogic", operands=[lhs, rhs])

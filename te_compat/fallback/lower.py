@@ -44,6 +44,10 @@ def lower_scalar(outs, tensor_list, name: str, reason: str) -> Kernel:
 def _params(name: str, outs: list, tensors: list) -> tuple:
     if not tensors:
         raise TbeArgumentError(f"kernel '{name}': tensor_list is empty")
+    for position, tensor in enumerate(tensors):
+        if any(tensor.same_as(other) for other in tensors[:position]):
+            raise TbeArgumentError(f"kernel '{name}': tensor '{tensor.op.name}' appears twice in tensor_list (an "
+                                   "output that is an input placeholder itself computes nothing)")
     for out in outs:
         if not any(out.same_as(t) for t in tensors):
             raise TbeArgumentError(f"kernel '{name}': output tensor '{out.op.name}' is not in tensor_list")

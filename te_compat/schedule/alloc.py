@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from te_compat.schedule.common import REPEAT_BYTES, round_up
 from te_compat.schedule.layout import buffer_bytes
 
-INPLACE_ANY = ("unary", "vs", "binary")
+INPLACE_ANY = ("unary", "vs", "binary", "logic")
 
 
 @dataclass(frozen=True)

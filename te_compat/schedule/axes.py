@@ -18,11 +18,14 @@ from te_compat.schedule.operands import ELEMENTWISE_KINDS
 @dataclass(frozen=True)
 class Canon:
     """extents: (A, B, C).  masks: node index -> (has A, has B, has C).  reduced: reduce node -> canonical axis
-    index (1 = B, 2 = C) or None when it reduces only extent-1 dims (an identity)."""
+    index (1 = B, 2 = C) or None when it reduces only extent-1 dims (an identity).  outer_reduced: reduce nodes
+    that reduce A as well as C (their ``reduced`` is 2): separated reduce axes such as [0, 2] of a 3-d tensor
+    or BatchNorm's [0, 2, 3] of NCHW."""
 
     extents: tuple
     masks: dict
     reduced: dict
+    outer_reduced: frozenset = frozenset()
 
 
 class _Classes:
@@ -52,6 +55,8 @@ def canonicalize(graph, infos: dict) -> Canon:
         for d in range(len(node.shape)):
             classes.find((node.index, d))
         reduced_dims[node.index] = _unify(graph, node, infos[node.index], classes)
+    _align_components(graph, classes)
+    _align_new_dims(graph, infos, classes)
     extent = _class_extents(graph, classes)
     order = _class_order(graph, classes, extent)
     presence = {n.index: _presence(n, classes, extent, order) for n in graph.nodes}
@@ -61,15 +66,52 @@ def canonicalize(graph, infos: dict) -> Canon:
     pad = 3 - len(groups)
     extents = (1,) * pad + tuple(prod(extent[c] for c in g) for g in groups)
     masks = {i: (False,) * pad + tuple(all(p[c] for c in g) for g in groups) for i, p in presence.items()}
-    reduced = {}
+    reduced, outer = {}, set()
     for index, dims in reduced_dims.items():
         if dims is None:
             continue
         hit = {pad + gi for gi, g in enumerate(groups) for c in g if c in {classes.find(k) for k in dims}}
+        if hit == {0, 2}:       # (R1, K, R2): the last axis per tile, the outer one across tiles
+            outer.add(index)
+            hit = {2}
         if len(hit) > 1:
             raise UnsupportedPattern(f"reduce node {graph.nodes[index].name} reduces several separated axes")
         reduced[index] = hit.pop() if hit else None
-    return Canon(extents, masks, reduced)
+    return Canon(extents, masks, reduced, frozenset(outer))
+
+
+def _align_components(graph, classes: _Classes) -> None:
+    """Independent sub-graphs (``tuple_sum`` of several tensors, two outputs of unrelated inputs) share one
+    iteration space when their largest tensors have the same shape: those tensors' dims are unified by position."""
+    component = _Classes()
+    for node in graph.nodes:
+        component.find(node.index)
+        for src in node.inputs:
+            component.union(node.index, src)
+    largest: dict = {}
+    for node in graph.nodes:
+        root = component.find(node.index)
+        if root not in largest or prod(node.shape) > prod(largest[root].shape):
+            largest[root] = node
+    leaders = list(largest.values())
+    for other in leaders[1:]:
+        if tuple(other.shape) == tuple(leaders[0].shape):
+            for d in range(len(other.shape)):
+                classes.union((leaders[0].index, d), (other.index, d))
+
+
+def _align_new_dims(graph, infos: dict, classes: _Classes) -> None:
+    """A broadcast to a higher rank creates leading dims no operand has; when nothing else links them (the
+    broadcast is itself an output), they are the dims of another tensor of exactly the same shape."""
+    for node in graph.nodes:
+        info = infos[node.index]
+        if info.kind != "bcast" or len(graph.nodes[info.operands[0].node].shape) == len(node.shape):
+            continue
+        twin = next((n for n in graph.nodes if n.index != node.index and tuple(n.shape) == tuple(node.shape)
+                     and infos[n.index].kind != "bcast"), None)
+        if twin is not None:
+            for d in range(len(node.shape)):
+                classes.union((twin.index, d), (node.index, d))
 
 
 def _unify(graph, node, info, classes: _Classes):

@@ -18,9 +18,11 @@ class Analysis:
     """Everything the tiler and emitters need to know about a graph.
 
     outputs: node indices written to GM.  infos: node index -> OpInfo.  canon: the (A, B, C) form.
-    reduce_axis: 1 (B) or 2 (C) when the graph reduces, else None.  post: nodes computed from a reduce result
-    (they run once per reduced group).  resident: some post node has the reduce axis again (broadcast back), so
-    a tile must hold the whole reduce axis.  bits: cmp nodes kept as bit masks in UB.  pattern: the name.
+    reduce_axis: 1 (B) or 2 (C) when the graph reduces, else None.  reduce_outer: the reduces also reduce A
+    (reduce_axis is then 2; tiles are one A row and accumulate across A and C).  post: nodes computed from a
+    reduce result (they run once per reduced group).  resident: some post node has the reduce axis again
+    (broadcast back), so a tile must hold the whole reduce axis.  bits: cmp nodes kept as bit masks in UB.
+    pattern: the name.
     """
 
     graph: object
@@ -32,6 +34,7 @@ class Analysis:
     resident: bool
     bits: frozenset
     pattern: str
+    reduce_outer: bool = False
 
     def mask(self, index: int) -> tuple:
         return self.canon.masks[index]
@@ -56,12 +59,16 @@ def analyze(outs, extra_outputs=()) -> Analysis:
             raise UnsupportedPattern(f"output {graph.nodes[index].name} is a placeholder (no computation)")
     canon = canonicalize(graph, infos)
     reduce_axis = _reduce_axis(graph, canon)
-    _check_outputs(graph, canon, outputs)
+    reduce_outer = _reduce_outer(graph, canon)
     post = _post_nodes(graph, infos, canon)
+    _check_outputs(graph, canon, outputs, post if reduce_outer else ())
     resident = reduce_axis is not None and any(canon.masks[i][reduce_axis] for i in post)
+    if reduce_outer and (resident or any(canon.masks[i][0] for i in post)):
+        raise UnsupportedPattern("a result of a reduce over separated axes is broadcast back over them")
     bits = _bit_nodes(graph, infos, outputs)
     pattern = _pattern(graph, infos, canon, reduce_axis, resident)
-    return Analysis(graph, outputs, infos, canon, reduce_axis, frozenset(post), resident, bits, pattern)
+    return Analysis(graph, outputs, infos, canon, reduce_axis, frozenset(post), resident, bits, pattern,
+                    reduce_outer)
 
 
 def _reduce_axis(graph, canon: Canon):
@@ -74,10 +81,19 @@ def _reduce_axis(graph, canon: Canon):
     return axis
 
 
-def _check_outputs(graph, canon: Canon, outputs: tuple) -> None:
+def _reduce_outer(graph, canon: Canon) -> bool:
+    """Whether the graph's reduces also reduce the outer axis A (then every real reduce must)."""
+    real = [i for i, axis in canon.reduced.items() if axis is not None]
+    outer = [i for i in real if i in canon.outer_reduced]
+    if outer and len(outer) != len(real):
+        raise UnsupportedPattern("reduces over different axes in one graph")
+    return bool(outer) and canon.extents[0] > 1
+
+
+def _check_outputs(graph, canon: Canon, outputs: tuple, reduced_results=()) -> None:
     if canon.extents[0] > 1:
         for index in outputs:
-            if not canon.masks[index][0]:
+            if not canon.masks[index][0] and index not in reduced_results:
                 raise UnsupportedPattern(f"output {graph.nodes[index].name} does not span the outer axis")
 
 

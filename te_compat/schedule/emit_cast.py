@@ -1,7 +1,8 @@
 """Casts and roundings: vconv with the node's rounding mode, keyed as CANN names it (``f322s32z`` ...).
 
 A conversion the chip has directly is one vconv; otherwise it goes through float32 or float16 (two vconvs, the
-rounding mode on the step that reaches the integer type), as TBE's cast_to does.  A float -> int cast with no
+rounding mode on the step that reaches the integer type), as TBE's cast_to does.  int32 -> float16 on a chip
+without s322f16 (Ascend310) is the dequantising vconv with scale 1.0.  A float -> int cast with no
 mode truncates (TBE's cast_to).  A bool source held as bits becomes values through vsel; bool bytes convert
 as uint8.
 """
@@ -23,6 +24,17 @@ def conv_key(src: str, dst: str, mode: str) -> str:
     return f"{SHORT[src]}2{SHORT[dst]}{mode}"
 
 
+def _is_deq(chip, step: tuple) -> bool:
+    """int32 -> float16 without an s322f16 form: the dequantising vconv with scale 1.0 (CANN's "deq")."""
+    src, dst, mode = step
+    return (src, dst) == ("int32", "float16") and not chip.supports("vconv", conv_key(*step)) and \
+        mode == "" and chip.supports("vconv", "deq")
+
+
+def _step_supported(chip, step: tuple) -> bool:
+    return chip.supports("vconv", conv_key(*step)) or _is_deq(chip, step)
+
+
 def conversion_steps(chip, src: str, dst: str, mode: str) -> list:
     """[(src, dst, mode), ...] vconv steps from src to dst the chip supports (UnsupportedPattern if none)."""
     src = "uint8" if src == "bool" else src
@@ -34,7 +46,7 @@ def conversion_steps(chip, src: str, dst: str, mode: str) -> list:
         if mid not in (src, dst):
             candidates += [[(src, mid, ""), (mid, dst, m)] for m in modes]
     for steps in candidates:
-        if all(chip.supports("vconv", conv_key(*step)) for step in steps):
+        if all(_step_supported(chip, step) for step in steps):
             return steps
     raise UnsupportedPattern(f"{chip.name} has no vconv path from {src} to {dst} (mode {mode or 'none'!r})")
 
@@ -99,5 +111,8 @@ def run_steps(em, steps: list, src: Loc, dst: Loc, n: int, temps: tuple) -> None
     current = src
     for i, (_, to, mode) in enumerate(steps):
         target = dst if i == len(steps) - 1 else Loc(temps[i], 0, to)
-        vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode)
+        if _is_deq(em.chip, steps[i]):
+            vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode, deqscale=1.0)
+        else:
+            vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode)
         current = target

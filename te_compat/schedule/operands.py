@@ -12,7 +12,7 @@ from typing import Optional
 from te_compat import graph as contract
 from te_compat.schedule.common import UnsupportedPattern
 
-ELEMENTWISE_KINDS = ("unary", "vs", "binary", "axpy", "fma", "cmp", "sel", "cast")
+ELEMENTWISE_KINDS = ("unary", "vs", "binary", "axpy", "fma", "cmp", "sel", "cast", "logic")
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,9 @@ class Operand:
 
 @dataclass(frozen=True)
 class OpInfo:
-    """kind: input const unary vs binary axpy fma cmp sel cast bcast reduce.  op: the unary/binary/cmp/reduce
-    op name, "fma"/"fma_relu", or the cast rounding mode.  scalar: the VS/axpy scalar or the const value."""
+    """kind: input const unary vs binary axpy fma cmp sel cast logic bcast reduce.  op: the unary/binary/cmp/
+    logic/reduce op name, "fma"/"fma_relu", or the cast rounding mode.  scalar: the VS/axpy scalar or the const
+    value."""
 
     kind: str
     op: str = ""
@@ -77,6 +78,9 @@ def _elementwise_info(graph, node, tag: str) -> OpInfo:
         return OpInfo("fma", "fma_relu" if tag.endswith("relu") else "fma", _fma_operands(graph, node, tag))
     if tag == "elewise_multiple_sel":
         return OpInfo("sel", "sel", _sel_operands(graph, node))
+    if tag.startswith("vlogic_") and tag[len("vlogic_"):] in contract.LOGIC_OPS:
+        op = tag[len("vlogic_"):]
+        return OpInfo("logic", op, _by_inputs(node, 1 if op == "not" else 2))
     what = f"tag {tag!r}" if tag else "an untagged tvm.compute"
     raise UnsupportedPattern(f"{what} ({node.name}) is not a vector pattern")
 

@@ -6,8 +6,9 @@ Tiles along the innermost axis with more than one tile alternate between two UB 
     wait_flag(FREE, p) -> MTE2 loads -> MTE2->V -> vector work -> V->MTE3 -> MTE3 stores -> set_flag(FREE, p)
 
 FREE is MTE3->MTE2 when tiles store outputs, V->MTE2 when they only feed accumulators.  In accumulate mode the
-reduce axis is the innermost loop; around it the group stage initialises accumulators, then after the last tile
-loads group inputs, computes the post-reduce nodes and stores the group's outputs.
+reduce axis is the innermost loop (A then C when both are reduced); around it the group stage initialises
+accumulators, then after the last tile loads group inputs, computes the post-reduce nodes and stores the group's
+outputs.
 """
 from __future__ import annotations
 
@@ -27,8 +28,12 @@ class Nest:
 
     def __init__(self, em, an, sched, gm: dict):
         self.em, self.an, self.sched, self.gm = em, an, sched, gm
-        self.order = [a for a in range(3) if a != an.reduce_axis] + ([an.reduce_axis] if an.reduce_axis is not None
-                                                                      else [])
+        if an.reduce_outer:      # B outside; the reduced A and C loops inside one accumulation group
+            self.order, self.group_axis = [1, 0, 2], 0
+        else:
+            self.order = [a for a in range(3) if a != an.reduce_axis] + (
+                [an.reduce_axis] if an.reduce_axis is not None else [])
+            self.group_axis = an.reduce_axis
         stage = sched.tile_stage
         self.free = ("MTE3", "MTE2") if stage.outputs else ("V", "MTE2")
 
@@ -88,7 +93,7 @@ class Nest:
             self._tile(origin, sizes, slot)
             return
         axis = self.order[level]
-        grouped = self.sched.accumulate and axis == self.an.reduce_axis
+        grouped = self.sched.accumulate and axis == self.group_axis
         if grouped:
             self._group_begin(sizes)
         (count, size, base), tail = self.plans[level]

@@ -8,11 +8,12 @@ the scalar-pipe fallback, ``te_compat.fallback.lower_scalar``, with the reason.
 from __future__ import annotations
 
 import re
+from math import prod
 
 from npusim.errors.tbe import TbeScheduleError
 from npusim.sim import current_chip
 from te_compat.schedule.classify import analyze
-from te_compat.schedule.common import UnsupportedPattern, gm_dtype
+from te_compat.schedule.common import UnsupportedPattern, ceil_div, gm_dtype
 from te_compat.schedule.emit_moves import GmTensor
 from te_compat.schedule.emitter import Emitter, NeedScratch
 from te_compat.schedule.layout import gm_geometry
@@ -25,12 +26,14 @@ _RESERVED = re.compile(r"^(i\d+|t\d+|s\d+|r\d+|r_.*|ub_.*|block_idx)$")
 class NpuSchedule:
     """The schedule of one DSL graph.  ``outputs``: the output tensors; ``classification``: "elewise",
     "broadcast", "reduce_last", "reduce_nlast", "reduce_all", "norm" or "fallback"; ``fallback_reason``: why
-    the scalar path is used (None otherwise); ``plan``: the block/tile plan of the last lowering."""
+    the scalar path is used (None otherwise); ``plan``: the block/tile plan of the last lowering;
+    ``tiles_per_block``: how many UB tiles one block runs in it."""
 
     def __init__(self, outs, option=None):
         self.outputs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
         self.option = option
         self.plan = None
+        self._lowered = None
         self.fallback_reason = None
         try:
             self._analysis = analyze(self.outputs)
@@ -42,6 +45,7 @@ class NpuSchedule:
     def _use_fallback(self, reason: str) -> None:
         self.classification = "fallback"
         self.fallback_reason = reason
+        self.plan = self._lowered = None
 
     def lower(self, tensor_list, name: str):
         """The npusim Kernel computing this graph; parameters are ``tensor_list`` in order."""
@@ -63,9 +67,20 @@ class NpuSchedule:
         except NeedScratch:
             return self._write(an, chip, tensor_list, name, MISC_BYTES)
 
+    @property
+    def tiles_per_block(self) -> int:
+        """UB tiles one block runs in the last vector lowering (1 for the fallback or before ``lower``)."""
+        if self.plan is None or self._lowered is None:
+            return 1
+        extents = list(self._lowered.canon.extents)
+        split = self.plan.split
+        if split.axis is not None:
+            extents[split.axis] = split.per_block
+        return prod(ceil_div(extents[a], self.plan.tile.extent(a)) for a in range(3))
+
     def _write(self, an, chip, tensor_list: list, name: str, misc_bytes: int):
         sched = choose(an, chip, misc_bytes)
-        self.plan = sched
+        self.plan, self._lowered = sched, an
         em = Emitter(name, chip, sched.arena_bytes)
         handles, gm = _declare_params(em, an, tensor_list)
         _check_params(an, gm, name)

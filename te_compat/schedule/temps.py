@@ -1,7 +1,7 @@
 """Dispatch by node kind: the temporaries an op needs (planning) and the emitter that writes it."""
 from __future__ import annotations
 
-from te_compat.schedule import emit_broadcast, emit_cast, emit_cmpsel, emit_elewise, emit_reduce
+from te_compat.schedule import emit_broadcast, emit_cast, emit_cmpsel, emit_elewise, emit_logic, emit_reduce
 from te_compat.schedule.env import NodeEnv, PlanEnv
 
 def _const_temps(plan_env) -> list:
@@ -16,11 +16,11 @@ def _const_emit(env: NodeEnv) -> None:
 _TEMPS = {"const": _const_temps, "unary": emit_elewise.temps, "vs": emit_elewise.temps, "binary": emit_elewise.temps,
           "axpy": emit_elewise.temps, "fma": emit_elewise.temps, "cmp": emit_cmpsel.temps,
           "sel": emit_cmpsel.temps, "cast": emit_cast.temps, "bcast": emit_broadcast.temps,
-          "reduce": emit_reduce.temps}
+          "reduce": emit_reduce.temps, "logic": emit_logic.temps}
 _EMIT = {"const": _const_emit, "unary": emit_elewise.emit, "vs": emit_elewise.emit, "binary": emit_elewise.emit,
          "axpy": emit_elewise.emit, "fma": emit_elewise.emit, "cmp": emit_cmpsel.emit_cmp,
          "sel": emit_cmpsel.emit_sel, "cast": emit_cast.emit, "bcast": emit_broadcast.emit,
-         "reduce": emit_reduce.emit}
+         "reduce": emit_reduce.emit, "logic": emit_logic.emit}
 
 
 def temp_bytes(an, index: int, layouts: dict, chip, dying: set) -> list:

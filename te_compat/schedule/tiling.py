@@ -4,8 +4,8 @@ Blocks: the outermost axis that no reduce crosses and every output spans is spli
 most the chip's cores, each range a whole number of 32-byte runs of every output and at least 32 bytes of it).
 Tiles: inside a block, the largest tile whose buffers (double-buffered) fit UB: whole (B, C) slabs over several
 A, else runs of B rows, else column chunks of rows too long for UB.  A tile that splits the reduce axis makes the
-kernel accumulate across tiles; a graph that broadcasts a reduce result back needs the whole reduce axis in one
-tile.
+kernel accumulate across tiles (always when A is reduced too: tiles are then one A row each); a graph that
+broadcasts a reduce result back needs the whole reduce axis in one tile.
 """
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ def _unit_bytes(an, index: int, axis: int) -> int:
 def _split(an, chip) -> BlockSplit:
     ext, best = an.canon.extents, None
     for axis in range(3):
-        if ext[axis] <= 1 or axis == an.reduce_axis or not all(an.mask(o)[axis] for o in an.outputs):
+        reduced = axis == an.reduce_axis or (axis == 0 and an.reduce_outer)
+        if ext[axis] <= 1 or reduced or not all(an.mask(o)[axis] for o in an.outputs):
             continue
         unit_bytes = [_unit_bytes(an, o, axis) for o in an.outputs]
         min_units = ceil_div(BLOCK_BYTES, min(unit_bytes))
@@ -110,7 +111,7 @@ def _search(an, chip, unit: int, ext: tuple, misc_bytes: int) -> Tile:
     fits = lambda tile: _usage(an, chip, unit, tile) + misc_bytes <= chip.ub_bytes
     ra = an.reduce_axis
     if fits(Tile(1, ext[1], ext[2])):
-        if ext[1] != full[1] or ext[2] != full[2] or ext[0] == 1:
+        if ext[1] != full[1] or ext[2] != full[2] or ext[0] == 1 or an.reduce_outer:
             return Tile(1, ext[1], ext[2])
         return Tile(_largest(lambda v: fits(Tile(v, ext[1], ext[2])), ext[0], tile_align(an, 0)), ext[1], ext[2])
     whole_b = ra == 1 and an.resident
@@ -187,7 +188,7 @@ def _operand_nodes(an, index: int) -> list:
 
 def _plans(an, chip, unit: int, tile: Tile) -> tuple:
     ra = an.reduce_axis
-    accumulate = ra is not None and tile.extent(ra) < an.canon.extents[ra]
+    accumulate = ra is not None and (tile.extent(ra) < an.canon.extents[ra] or an.reduce_outer)
     layouts = {n.index: layout_of(an.mask(n.index), tile, unit) for n in an.graph.nodes}
     tile_stage, group_stage = _stages(an, accumulate)
     accs, group_plan = {}, None

@@ -42,3 +42,11 @@ def chip910():
     npusim.sim.set_chip("Ascend910")
     yield npusim.sim.current_chip()
     npusim.sim.set_chip(None)
+
+
+@pytest.fixture(params=["Ascend910", "Ascend310"])
+def chip(request):
+    """Each test once per chip table: Ascend910 ("cloud", 32 cores) and Ascend310 ("mini", 2 cores)."""
+    npusim.sim.set_chip(request.param)
+    yield request.param
+    npusim.sim.set_chip(None)

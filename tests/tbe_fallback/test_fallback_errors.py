@@ -130,3 +130,11 @@ def test_lower_scalar_argument_errors():
         build(ys, [xs, ys], name="dynamic")
     with pytest.raises(TbeArgumentError, match="empty"):
         build(y, [], name="nothing")
+
+
+def test_a_tensor_twice_in_the_tensor_list_is_named():
+    from npusim.errors import TbeArgumentError
+    from te_compat.fallback import lower_scalar
+    x = te.placeholder((4, 8), "float16", name="twice")
+    with pytest.raises(TbeArgumentError, match="tensor 'twice' appears twice in tensor_list"):
+        lower_scalar([x], [x, x], "dup", "test")

@@ -3,7 +3,7 @@
 TBE itself raises RuntimeError for most argument-check failures (para_check, op_utils) and TypeError/ValueError in a
 few DSL functions; each class here inherits the builtin the original raises, so user code catching it still works.
 """
-from npusim.errors.base import KernelBuildError, KernelRuntimeError, OpTypeError, OpValueError
+from npusim.errors.base import KernelBuildError, KernelRuntimeError, OpTypeError, OpValueError, UnsupportedError
 
 
 class TbeError(Exception):
@@ -30,4 +30,8 @@ class TbeLaunchError(TbeError, KernelRuntimeError):
     """A built TBE kernel cannot be launched with the given arrays (missing kernel_meta, count or shape mismatch)."""
 
 
-__all__ = ["TbeError", "TbeArgumentError", "TbeTypeError", "TbeScheduleError", "TbeBuildError", "TbeLaunchError"]
+class TikUnsupportedError(TbeError, UnsupportedError, ImportError):
+    """``tik`` was imported: npusim does not provide TIK yet (an ImportError too, for ``try: ... except ImportError``)."""
+
+
+__all__ = ["TikUnsupportedError", "TbeError", "TbeArgumentError", "TbeTypeError", "TbeScheduleError", "TbeBuildError", "TbeLaunchError"]

@@ -26,10 +26,25 @@ class _AliasLoader(importlib.abc.Loader):
         self.target = target
 
     def create_module(self, spec):
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        _alias_loaded_submodules(spec.name, self.target)
+        return module
 
     def exec_module(self, module):
         pass  # the target module is already executed
+
+
+def _alias_loaded_submodules(alias: str, target: str) -> None:
+    """Enter the already-imported submodules of ``target`` under ``alias`` too.
+
+    Importing ``alias.sub`` later then finds it in ``sys.modules`` and leaves the parent's attribute ``sub`` alone,
+    as in the real package: ``mindspore.ops.op_info_register`` stays the decorator its ``__init__`` imported, even
+    after ``from mindspore.ops.op_info_register import TBERegOp``.
+    """
+    prefix = target + "."
+    for name, module in list(sys.modules.items()):
+        if name.startswith(prefix):
+            sys.modules.setdefault(alias + name[len(target):], module)
 
 
 class AliasFinder(importlib.abc.MetaPathFinder):

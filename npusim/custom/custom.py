@@ -91,7 +91,7 @@ class Custom(Primitive):
     def _plan(self, arrays, attr_args):
         in_dtypes = [str(a.dtype) for a in arrays]
         row = select_row(self.op_name, self.func_type, self.reg_info, in_dtypes)
-        attrs = bind_attrs(self.op_name, self.reg_info, tuple(attr_args))
+        attrs = bind_attrs(self.op_name, self.reg_info, tuple(attr_args), self.func_type)
         shapes, dtypes = out_spec.resolve(
             self.op_name, self.out_shape, self.out_dtype, [list(a.shape) for a in arrays],
             [mstype.to_type(a.dtype) for a in arrays], attr_args)

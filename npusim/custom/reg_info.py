@@ -135,7 +135,11 @@ class CustomRegOp(RegOp):
 
 class TBERegOp(RegOp):
     """v1 TBE builder: ``attr(name, param_type, value_type, value=None, default_value=None)``;
-    ``input(index, name, need_compile, param_type, shape)``."""
+    ``input(index, name, need_compile, param_type, shape)``.  Its info carries ``imply_type`` "TBE"."""
+
+    def __init__(self, op_name=""):
+        super().__init__(op_name)
+        self.extra_["imply_type"] = "TBE"
 
     def attr(self, name=None, param_type=None, value_type=None, value=None, default_value=None, **kwargs):
         if value is not None:
@@ -151,7 +155,11 @@ class TBERegOp(RegOp):
 
 
 class AiCPURegOp(RegOp):
-    """v1 AICPU builder: ``attr(name, value_type, value=None, **kwargs)``."""
+    """v1 AICPU builder: ``attr(name, value_type, value=None, **kwargs)``; ``imply_type`` "AiCPU"."""
+
+    def __init__(self, op_name=""):
+        super().__init__(op_name)
+        self.extra_["imply_type"] = "AiCPU"
 
     def attr(self, name=None, value_type=None, value=None, **kwargs):
         if value is not None:
@@ -160,20 +168,30 @@ class AiCPURegOp(RegOp):
 
 
 class AkgRegOp(RegOp):
+    """v1 AKG builders; ``imply_type`` "AKG" and the processor of the subclass."""
+
+    processor = ""
+
+    def __init__(self, op_name=""):
+        super().__init__(op_name)
+        self.extra_["imply_type"] = "AKG"
+        if self.processor:
+            self.extra_["processor"] = self.processor
+
     def attr(self, name=None, param_type=None, value_type=None, **kwargs):
         return super().attr(name, param_type, value_type, None, **kwargs)
 
 
 class AkgGpuRegOp(AkgRegOp):
-    pass
+    processor = "CUDA"
 
 
 class AkgAscendRegOp(AkgRegOp):
-    pass
+    processor = "AiCore"
 
 
 class AkgCpuRegOp(AkgRegOp):
-    pass
+    processor = "CPU"
 
 
 def custom_info_register(*reg_info):

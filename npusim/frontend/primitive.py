@@ -30,6 +30,11 @@ class Primitive:
         self.attrs["primitive_target"] = device_target
         return self
 
+    def __call__(self, *args):
+        """A user-defined primitive runs the implementation registered under its name (op_info_register)."""
+        from npusim.custom.primitive_kernel import call_registered
+        return call_registered(self, args)
+
     def __repr__(self):
         return f"Prim[{self.name}]"
 

@@ -74,3 +74,18 @@ def test_custom_info_register_keeps_function():
     assert square.reg_info == [info] and square.__name__ == "square" and square.__doc__ == "doc"
     assert square(3) == 9
     assert json.loads(json.dumps(info)) == info
+
+
+def test_attr_value_is_fixed_for_aicpu_but_an_allowed_values_spec_for_tbe():
+    from npusim.custom.attrs import bind_attrs
+    from npusim.errors import OpValueError
+    reg = TBERegOp("Add3").attr("bias", "required", "float", "all").attr("mode", "optional", "int", "all",
+                                                                         default_value="2").get_op_info()
+    attrs = bind_attrs("Add3", reg, (1.5,), "tbe")
+    assert attrs.names == ("bias", "mode") and attrs.values == (1.5, 2)
+    with pytest.raises(OpValueError, match="attribute 'bias' is required"):
+        bind_attrs("Add3", reg, (), "tbe")
+    fixed = AiCPURegOp("Cast").attr("dst_type", "int", value=3).get_op_info()
+    assert bind_attrs("Cast", fixed, (), "aicpu").values == (3,)
+    with pytest.raises(OpValueError, match="more argument"):
+        bind_attrs("Cast", fixed, (7,), "aicpu")

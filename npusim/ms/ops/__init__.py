@@ -3,8 +3,8 @@ from npusim.ms.ops.operations import *  # noqa: F401,F403
 from npusim.ms.ops.functional import *  # noqa: F401,F403
 from npusim.ms.ops.functional import abs, pow, sum  # noqa: F401,A004
 from npusim.ms.ops import operations, functional, composite  # noqa: F401
-from npusim.ms.ops.op_info_register import (  # noqa: F401
-    CustomRegOp, DataType, custom_info_register, TBERegOp, AiCPURegOp, AkgGpuRegOp, AkgAscendRegOp, AkgCpuRegOp,
+from npusim.ms.ops.op_info_register import (  # noqa: F401  (op_info_register: the decorator, as in MindSpore)
+    op_info_register, CustomRegOp, DataType, custom_info_register, TBERegOp, AiCPURegOp, AkgGpuRegOp, AkgAscendRegOp, AkgCpuRegOp,
 )
 from npusim.frontend.grad import GradOperation  # noqa: F401
 from npusim.frontend.primitive import Primitive, PrimitiveWithInfer, PrimitiveWithCheck  # noqa: F401

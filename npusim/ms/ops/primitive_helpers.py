@@ -1,5 +1,6 @@
 """``prim_attr_register`` and ``constexpr`` as MindSpore offers them to primitive authors."""
 import functools
+import inspect
 
 
 def prim_attr_register(fn):
@@ -9,11 +10,16 @@ def prim_attr_register(fn):
         from npusim.frontend.primitive import Primitive
         if "name" not in self.__dict__:
             Primitive.__init__(self, type(self).__name__)
+        signature = inspect.signature(fn)
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:  # every argument but self, defaults included
+            kind = signature.parameters[name].kind
+            if kind == inspect.Parameter.VAR_KEYWORD:
+                self.attrs.update(value)
+            elif kind != inspect.Parameter.VAR_POSITIONAL:
+                self.attrs[name] = value
         fn(self, *args, **kwargs)
-        names = fn.__code__.co_varnames[1:fn.__code__.co_argcount]
-        for name, value in zip(names, args):
-            self.attrs[name] = value
-        self.attrs.update(kwargs)
     return wrapper
 
 

@@ -1,0 +1,1 @@
+"""``mindspore.ops._grad``: where MindSpore keeps gradient registrations."""

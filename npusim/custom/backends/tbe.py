@@ -5,15 +5,15 @@ Per call signature the impl function is called as MindSpore's TBE compiler calls
     func(*input_dicts, *output_dicts, *attr_values, kernel_name=<name>)
 
 Each dict has ``shape`` (list), ``dtype`` (lowercase name; bool travels as "int8", as MindSpore hands it to TBE),
-``format`` "ND", ``ori_shape``, ``ori_format`` "ND".  Attribute values come positionally in reg-info order.
+``format`` "NCHW", ``ori_shape``, ``ori_format`` "NCHW" (what MindSpore's TBE json gives a DefaultFormat tensor).  Attribute values come positionally in reg-info order.
 ``kernel_name`` is the function's name plus a hash of the signature (passed by keyword when the function has a
 ``kernel_name`` parameter or ``**kwargs``, else positionally if it takes one more argument, else not at all).
 The compat layer (``te``, ``tbe``, ``topi``, ``mindspore``) is active while the function runs, and its
 ``cce_build_code`` writes into a private cache entry (``$NPUSIM_CACHE_DIR/tbe/<key>/kernel_meta``), never the
 user's working directory.
 
-Built kernels are cached in memory and on disk by (function source and its module's source, plain default and
-closure values, input shapes and dtypes, output shapes and dtypes, attributes, chip name); a relaunch only runs
+Built kernels are cached in memory and on disk by (function source, its module's source and the user modules it
+reaches, default and closure values by content — see :mod:`npusim.custom.backends.tbe_key` —, input shapes and dtypes, output shapes and dtypes, attributes, chip name); a relaunch only runs
 the kernel.  The disk key also covers the te_compat sources (:mod:`te_compat.build.cache`).  Whatever
 device_target says, the kernel runs on the simulated Ascend device (there is no other way to run TBE code), and
 ``npusim.sim.profile()`` records the launch.  The kernel's outputs are matched to the Custom outputs in order,
@@ -22,9 +22,7 @@ by element count (ops flatten or reshape inside) and dtype (int8/uint8 is accept
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import inspect
-import marshal
 import re
 import sys
 from math import prod
@@ -33,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
+from npusim.custom.backends.tbe_key import source_digest
 from npusim.errors import OpTypeError, TbeBuildError, TbeLaunchError
 
 _MEMORY_LIMIT = 256
@@ -47,51 +46,15 @@ def clear_memory_cache() -> None:
     _BUILT.clear()
 
 
-def _source_digest(func) -> str:
-    """sha256 of the function's source and its module file (helpers in the same file take part in the build)."""
-    target = inspect.unwrap(func)
-    digest = hashlib.sha256(f"{getattr(target, '__module__', '')}:{getattr(target, '__qualname__', '')}".encode())
-    try:
-        digest.update(inspect.getsource(target).encode())
-    except (OSError, TypeError):
-        code = getattr(target, "__code__", None)
-        digest.update(marshal.dumps(code) if code is not None else repr(target).encode())
-    try:
-        digest.update(Path(inspect.getsourcefile(target)).read_bytes())
-    except (OSError, TypeError):
-        pass  # no source file (exec'd code): the function's own source/bytecode above is the key
-    digest.update(_captured_values(target).encode())
-    return digest.hexdigest()
-
-
-def _plain(value) -> str:
-    """Text of a plain immutable value (numbers, str, None and tuples of them); other objects by type only (their
-    repr may hold addresses, and mutable ones change as the program runs)."""
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return repr(value)
-    if isinstance(value, tuple):
-        return "(" + ",".join(_plain(v) for v in value) + ")"
-    return f"<{type(value).__module__}.{type(value).__qualname__}>"
-
-
-def _captured_values(func) -> str:
-    """Defaults and closure values: two closures of one factory with different plain captured values (e.g. a
-    scale) build different kernels, so they must not share a cache entry."""
-    cells = getattr(func, "__closure__", None) or ()
-    kwdefaults = getattr(func, "__kwdefaults__", None) or {}
-    parts = [_plain(getattr(func, "__defaults__", None)), _plain(tuple(sorted(kwdefaults.items())))]
-    for cell in cells:
-        try:
-            parts.append(_plain(cell.cell_contents))
-        except ValueError:  # an empty cell
-            parts.append("<empty>")
-    return "|".join(parts)
+#: the format MindSpore's TBE json writes for a DefaultFormat tensor (format and ori_format alike, whatever the rank)
+DEFAULT_FORMAT = "NCHW"
 
 
 def tensor_dict(shape, dtype: str) -> dict:
     """The dict an impl function receives for one tensor (bool as "int8", like MindSpore)."""
     name = "int8" if dtype == "bool" else dtype
-    return {"shape": list(shape), "dtype": name, "format": "ND", "ori_shape": list(shape), "ori_format": "ND"}
+    return {"shape": list(shape), "dtype": name, "format": DEFAULT_FORMAT, "ori_shape": list(shape),
+            "ori_format": DEFAULT_FORMAT}
 
 
 @contextlib.contextmanager
@@ -127,7 +90,7 @@ class TbeBackend(Backend):
         if not callable(desc.func):
             raise OpTypeError(f"For 'Custom', the 'func' of func_type 'tbe' must be a function, but got "
                               f"{type(desc.func).__name__}")
-        self.source_digest = _source_digest(desc.func)
+        self.source_digest = source_digest(desc.func)
         self.impl_calls = 0  # how many times the impl function ran (builds), for tests and diagnostics
 
     # ---- per call ----------------------------------------------------------------------------------------------

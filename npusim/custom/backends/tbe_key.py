@@ -1,0 +1,142 @@
+"""What a Custom tbe kernel's cache key covers of the impl function: everything its build can depend on.
+
+* the function's own source (or bytecode) and the source file of its module;
+* its defaults and closure values, described by content (numbers, strings, lists, dicts, arrays, nested functions),
+  so two closures of one factory that capture different axis lists build different kernels;
+* the source files of the user modules it reaches through its globals (``from helper import my_compute``), followed
+  transitively, so editing a helper module rebuilds the kernel.  "User" means outside the Python installation
+  (stdlib, site-packages) and outside npusim's own packages.
+
+Objects that cannot be described by content (open files, device handles ...) count by their type only.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import marshal
+import os
+import sys
+import sysconfig
+import types
+from pathlib import Path
+
+import numpy as np
+
+_MAX_DEPTH = 4
+_MAX_MODULES = 64
+
+
+def _system_roots() -> tuple[str, ...]:
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(path)
+    for package in ("npusim", "te_compat", "aicpu_loader"):
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.origin:
+            roots.add(str(Path(spec.origin).resolve().parent))
+    return tuple(os.path.realpath(r) + os.sep for r in roots)
+
+
+def _is_user_file(path: str | None, system_roots: tuple[str, ...]) -> bool:
+    if not path or not path.endswith(".py") or not os.path.isfile(path):
+        return False
+    real = os.path.realpath(path)
+    return not any(real.startswith(root) for root in system_roots)
+
+
+def _function_text(func, depth: int) -> str:
+    target = inspect.unwrap(func)
+    try:
+        body = inspect.getsource(target)
+    except (OSError, TypeError):
+        code = getattr(target, "__code__", None)
+        body = marshal.dumps(code).hex() if code is not None else type(target).__qualname__
+    return f"fn {getattr(target, '__qualname__', '')}:{body}:{captured_values(target, depth + 1)}"
+
+
+def describe(value, depth: int = 0) -> str:
+    """A text that changes when ``value``'s content changes and never holds a memory address."""
+    if depth > _MAX_DEPTH:
+        return f"<{type(value).__qualname__}>"
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}(" + ",".join(describe(v, depth + 1) for v in value) + ")"
+    if isinstance(value, (set, frozenset)):
+        return "set(" + ",".join(sorted(describe(v, depth + 1) for v in value)) + ")"
+    if isinstance(value, dict):
+        items = sorted((describe(k, depth + 1), describe(v, depth + 1)) for k, v in value.items())
+        return "dict(" + ",".join(f"{k}:{v}" for k, v in items) + ")"
+    if isinstance(value, np.ndarray):
+        return f"ndarray({value.dtype.str},{value.shape},{hashlib.sha256(value.tobytes()).hexdigest()})"
+    if isinstance(value, np.generic):
+        return f"{value.dtype.str}:{value.item()!r}"
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        return _function_text(value, depth)
+    if isinstance(value, types.ModuleType):
+        return f"module {value.__name__}"
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def captured_values(func, depth: int = 0) -> str:
+    """Defaults, keyword defaults and closure values of ``func``, by content."""
+    kwdefaults = getattr(func, "__kwdefaults__", None) or {}
+    parts = [describe(getattr(func, "__defaults__", None), depth), describe(kwdefaults, depth)]
+    for cell in getattr(func, "__closure__", None) or ():
+        try:
+            parts.append(describe(cell.cell_contents, depth))
+        except ValueError:  # an empty cell
+            parts.append("<empty>")
+    return "|".join(parts)
+
+
+def _modules_reached(namespace: dict) -> list[types.ModuleType]:
+    found = []
+    for value in list(namespace.values()):
+        if isinstance(value, types.ModuleType):
+            found.append(value)
+        else:
+            name = getattr(value, "__module__", None)
+            module = sys.modules.get(name) if isinstance(name, str) else None
+            if module is not None:
+                found.append(module)
+    return found
+
+
+def user_module_files(func) -> list[str]:
+    """Source files of the user modules reachable, transitively, from ``func``'s globals."""
+    roots = _system_roots()
+    start = getattr(inspect.unwrap(func), "__globals__", {}) or {}
+    files, seen, queue = [], set(), [start]
+    while queue and len(seen) < _MAX_MODULES:
+        namespace = queue.pop(0)
+        for module in _modules_reached(namespace):
+            path = getattr(module, "__file__", None)
+            if id(module) in seen or not _is_user_file(path, roots):
+                continue
+            seen.add(id(module))
+            files.append(os.path.realpath(path))
+            queue.append(vars(module))
+    return sorted(files)
+
+
+def _own_file(func) -> str | None:
+    try:
+        return inspect.getsourcefile(inspect.unwrap(func))
+    except (OSError, TypeError):
+        return None
+
+
+def source_digest(func) -> str:
+    """sha256 over everything of ``func`` that a kernel build can depend on (see the module docstring)."""
+    target = inspect.unwrap(func)
+    digest = hashlib.sha256(f"{getattr(target, '__module__', '')}:{getattr(target, '__qualname__', '')}".encode())
+    digest.update(_function_text(target, 0).encode())
+    own = _own_file(target)
+    for path in sorted(set(user_module_files(target)) | ({own} if own and os.path.isfile(own) else set())):
+        digest.update(path.encode())
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()

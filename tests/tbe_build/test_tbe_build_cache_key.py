@@ -1,0 +1,128 @@
+"""What the Custom tbe kernel cache key covers of the impl function: closure and default values by content, and the
+source of user helper modules it imports, so an edit or another captured value never reuses a stale kernel."""
+import importlib
+import re
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from mindspore import Tensor, ops
+from mindspore.ops import CustomRegOp, DataType, custom_info_register
+from npusim.custom.backends.tbe import clear_memory_cache
+from npusim.custom.backends.tbe_key import describe, source_digest
+
+
+def scale_reg():
+    return (CustomRegOp().input(0, "x").output(0, "y").dtype_format(DataType.F32_Default, DataType.F32_Default)
+            .target("Ascend").get_op_info())
+
+
+def make_scale(factors):
+    """A factory whose impls differ only by the list they close over."""
+    import te.lang.cce
+    from te import tvm
+    from topi import generic
+
+    @custom_info_register(scale_reg())
+    def scale(x, y, kernel_name="scale"):
+        data = tvm.placeholder(x["shape"], name="data", dtype=x["dtype"].lower())
+        res = te.lang.cce.vmuls(data, factors[0])
+        with tvm.target.cce():
+            sch = generic.auto_schedule(res)
+        te.lang.cce.cce_build_code(sch, {"name": kernel_name, "tensor_list": [data, res]})
+    return scale
+
+
+def run(func, x):
+    op = ops.Custom(func, out_shape=lambda s: s, out_dtype=lambda d: d, func_type="tbe")
+    return op(Tensor(x)).asnumpy()
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(tmp_path / "cache"))
+    clear_memory_cache()
+    yield
+    clear_memory_cache()
+
+
+def test_closures_of_one_factory_with_different_lists_build_different_kernels():
+    x = np.arange(64, dtype=np.float32).reshape(2, 32)
+    np.testing.assert_array_equal(run(make_scale([2.0]), x), x * 2)
+    np.testing.assert_array_equal(run(make_scale([3.0]), x), x * 3)
+    clear_memory_cache()  # the disk cache must tell them apart too
+    np.testing.assert_array_equal(run(make_scale([3.0]), x), x * 3)
+    np.testing.assert_array_equal(run(make_scale([2.0]), x), x * 2)
+
+
+def test_a_captured_list_mutated_in_place_changes_the_key():
+    factors = [2.0]
+    func = make_scale(factors)
+    before = source_digest(func)
+    assert source_digest(func) == before  # stable: no memory addresses
+    factors[0] = 5.0
+    assert source_digest(func) != before
+    x = np.ones((4, 16), np.float32)
+    np.testing.assert_array_equal(run(func, x), x * 5)
+
+
+def test_describe_is_by_content_and_never_by_address():
+    class Handle:
+        pass
+
+    assert describe([1, 2.0, "a"]) == describe([1, 2.0, "a"]) != describe([1, 2.5, "a"])
+    assert describe({"b": 1, "a": (2,)}) == describe({"a": (2,), "b": 1})
+    assert describe(np.arange(4)) != describe(np.arange(4) + 1)
+    assert describe(Handle()) == describe(Handle())
+    address = re.compile(r"at 0x[0-9a-f]+")
+    assert not address.search(describe(Handle())) and not address.search(describe(lambda: None))
+
+
+def test_editing_a_user_helper_module_rebuilds_the_kernel(tmp_path, monkeypatch):
+    pkg = tmp_path / "userops"
+    pkg.mkdir()
+    (pkg / "helper.py").write_text("FACTOR = 2.0\n")
+    (pkg / "myop.py").write_text(textwrap.dedent('''
+        import te.lang.cce
+        from te import tvm
+        from topi import generic
+        from mindspore.ops import CustomRegOp, DataType, custom_info_register
+        from helper import FACTOR
+        import helper
+
+        REG = (CustomRegOp().input(0, "x").output(0, "y")
+               .dtype_format(DataType.F32_Default, DataType.F32_Default).target("Ascend").get_op_info())
+
+        @custom_info_register(REG)
+        def scale(x, y, kernel_name="scale"):
+            data = tvm.placeholder(x["shape"], name="data", dtype=x["dtype"].lower())
+            res = te.lang.cce.vmuls(data, helper.FACTOR)
+            with tvm.target.cce():
+                sch = generic.auto_schedule(res)
+            te.lang.cce.cce_build_code(sch, {"name": kernel_name, "tensor_list": [data, res]})
+    '''))
+    monkeypatch.syspath_prepend(str(pkg))
+    for name in ("helper", "myop"):
+        sys.modules.pop(name, None)
+    x = np.arange(32, dtype=np.float32).reshape(2, 16)
+    myop = importlib.import_module("myop")
+    np.testing.assert_array_equal(run(myop.scale, x), x * 2)
+    first = source_digest(myop.scale)
+
+    (pkg / "helper.py").write_text("FACTOR = 3.0\n")
+    helper = importlib.reload(sys.modules["helper"])
+    assert helper.FACTOR == 3.0
+    assert source_digest(myop.scale) != first
+    np.testing.assert_array_equal(run(myop.scale, x), x * 3)
+    for name in ("helper", "myop"):
+        sys.modules.pop(name, None)
+
+
+def test_library_modules_do_not_enter_the_key():
+    from npusim.custom.backends.tbe_key import user_module_files
+    func = make_scale([1.0])
+    files = user_module_files(func)
+    assert all("site-packages" not in f and "/npusim/" not in f and "/te_compat/" not in f for f in files)

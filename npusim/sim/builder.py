@@ -236,14 +236,22 @@ class KernelBuilder:
         self._names.add(name)
         return name
 
-    def tensor(self, dtype, shape, scope="UB", name=None, *, is_workspace=False, addr_bytes=None) -> TensorHandle:
-        """Declare a tensor: GM ones become parameters, local ones get a 32-byte aligned address in their scope."""
+    def tensor(self, dtype, shape, scope="UB", name=None, *, is_workspace=False, addr_bytes=None,
+               atomic_clean=False, is_atomic_add=False) -> TensorHandle:
+        """Declare a tensor: GM ones become parameters, local ones get a 32-byte aligned address in their scope.
+
+        ``atomic_clean`` (or TIK's name ``is_atomic_add``): a GM tensor the runtime zeroes before each launch, for
+        results the blocks accumulate into with ``set_atomic_add``.
+        """
         dtype = canonical_dtype(dtype)
         shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
         scope_name = SCOPE_NAMES.get(str(scope).lower(), str(scope).upper())
+        clean = bool(atomic_clean or is_atomic_add)
+        if clean and scope_name != "GM":
+            raise InvalidOperandError(f"tensor {name or ''!s}: only GM tensors can be atomic_clean, not {scope_name}")
         name = self._fresh("t", name)
         if scope_name == "GM":
-            param = Param(name, "workspace" if is_workspace else "gm", dtype, shape)
+            param = Param(name, "workspace" if is_workspace else "gm", dtype, shape, clean)
             self._gm[name] = param
         else:
             size = int(prod(shape)) * itemsize(dtype) if shape else itemsize(dtype)

@@ -64,6 +64,9 @@ def _check_declarations(kernel: Kernel, chip) -> SlotMap:
             raise InvalidOperandError(f"parameter {param.name}: kind {param.kind!r} not in {PARAM_KINDS}",
                                       kernel=kernel.name)
         canonical_dtype(param.dtype)
+        if param.atomic_clean and param.kind == "scalar":
+            raise InvalidOperandError(f"parameter {param.name}: a scalar cannot be atomic_clean (only GM tensors "
+                                      f"are zeroed before a launch)", kernel=kernel.name)
         names.add(param.name)
         if param.kind == "scalar":
             slots.add(param.name)

@@ -1,8 +1,10 @@
 """Running a compiled kernel's blocks on simulated cores and recording the trace.
 
 Block ``b`` runs on core ``b % num_cores`` (cores run their blocks one after another; a block sees the local
-memory its core's previous block left).  Blocks run in order on the host; their results do not depend on the
-order unless blocks race on GM, which real hardware does not order either.  Errors get the block index added.
+memory its core's previous block left).  Blocks run in order on the host, or in the order ``block_order`` gives
+(a permutation, to check a kernel's result does not depend on it); results do not depend on the order unless
+blocks race on GM, which real hardware does not order either (atomic adds into GM differ only by rounding).
+The trace lists blocks by index whatever the order.  Errors get the block index added.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from npusim.errors.sim import SimulatorError, SyncError
+from npusim.errors.sim import InvalidOperandError, SimulatorError, SyncError
 from npusim.sim.compiler import CompiledKernel
 from npusim.sim.expr import UNSET
 from npusim.sim.isa.context import GM
@@ -29,9 +31,10 @@ class GmBinding:
 
 
 class ExecContext:
-    """Mutable state one block runs with: variables, views, trace sink, flags, the core's CMPMASK."""
+    """Mutable state one block runs with: variables, views, trace sink, flags, the core's CMPMASK, and the atomic
+    mode of moves into GM (None, or (combine ufunc, numpy dtype); each block starts with none)."""
 
-    __slots__ = ("env", "append", "views", "gm_hi", "flags", "core_memory")
+    __slots__ = ("env", "append", "views", "gm_hi", "flags", "core_memory", "atomic")
 
     def __init__(self, views: dict, gm_hi: dict):
         self.views = views
@@ -40,6 +43,7 @@ class ExecContext:
         self.append = None
         self.flags = {}
         self.core_memory = None
+        self.atomic = None
 
     @property
     def cmpmask(self):
@@ -70,9 +74,21 @@ def _gm_views(compiled: CompiledKernel, gm_args: dict) -> tuple:
     return views, limits
 
 
+def block_sequence(block_dim: int, block_order=None) -> list:
+    """The order blocks run in: 0..block_dim-1, or ``block_order`` checked to be a permutation of it."""
+    if block_order is None:
+        return list(range(block_dim))
+    order = [int(b) for b in block_order]
+    if sorted(order) != list(range(block_dim)):
+        raise InvalidOperandError(f"block_order {order} is not a permutation of the {block_dim} block indices")
+    return order
+
+
 def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: int,
-        fill_byte: int = POISON_BYTE) -> Trace:
-    """Run ``block_dim`` blocks.  gm_args: param index -> GmBinding; scalar_args: param name -> value."""
+        fill_byte: int = POISON_BYTE, block_order=None) -> Trace:
+    """Run ``block_dim`` blocks (in ``block_order`` when given).  gm_args: param index -> GmBinding; scalar_args:
+    param name -> value."""
+    order = block_sequence(block_dim, block_order)
     start = time.perf_counter()
     gm_views, gm_hi = _gm_views(compiled, gm_args)
     local_keys = [key for key in compiled.view_keys if key[0] != GM]
@@ -86,7 +102,7 @@ def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: i
     block_slot = slots.slot("block_idx")
     blocks = []
     with np.errstate(all="ignore"):
-        for block in range(block_dim):
+        for block in order:
             core = block % num_cores
             memory = cores.get(core)
             if memory is None:
@@ -96,6 +112,7 @@ def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: i
                 views_by_core[core] = views
             blocks.append(_run_block(compiled, block, core, memory, views_by_core[core], gm_hi, template,
                                      block_slot))
+    blocks.sort(key=lambda b: b.block)
     return Trace(compiled.kernel.name, compiled.chip.name, block_dim, num_cores, compiled.statics, tuple(blocks),
                  dict(compiled.scope_high_water), time.perf_counter() - start)
 

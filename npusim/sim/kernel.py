@@ -76,12 +76,17 @@ class BufRef:
 @dataclass(frozen=True)
 class Param:
     """A kernel argument.  kind "gm": a device pointer to ``shape`` elements of ``dtype``; "workspace": GM scratch
-    the runtime allocates when the caller gives none; "scalar": a number of ``dtype`` (shape ())."""
+    the runtime allocates when the caller gives none; "scalar": a number of ``dtype`` (shape ()).
+
+    ``atomic_clean``: the runtime zeroes the tensor's bytes before every launch (CANN's "atomic clean", the 1s
+    of a kernel JSON's "parameters"), for kernels whose blocks atomically add their results into it.
+    """
 
     name: str
     kind: str
     dtype: str
     shape: tuple = ()
+    atomic_clean: bool = False
 
     @property
     def size_elems(self) -> int:

@@ -1,7 +1,8 @@
 """Kernel serialisation: JSON text, and a binary file ``MAGIC | u16 version | u16 flags | u32 length | zlib(JSON)``.
 
 The binary form is what the TBE/TIK layers write into ``kernel_meta/<name>.o``.  Loading checks the magic and the
-version and raises :class:`KernelFormatError` on anything malformed.
+version and raises :class:`KernelFormatError` on anything malformed.  A parameter's ``atomic_clean`` flag is
+written only when set (files without it read as not clean).
 """
 from __future__ import annotations
 
@@ -95,11 +96,26 @@ def _dec_stmt(data):
     raise KernelFormatError(f"malformed statement {data!r}")
 
 
+def _enc_param(param: Param) -> dict:
+    data = {"name": param.name, "kind": param.kind, "dtype": param.dtype, "shape": list(param.shape)}
+    if param.atomic_clean:
+        data["atomic_clean"] = True
+    return data
+
+
+def _dec_param(data: dict) -> Param:
+    clean = data.get("atomic_clean", False)
+    if not isinstance(clean, bool):
+        raise KernelFormatError(f"parameter {data.get('name')!r}: atomic_clean must be true or false, got {clean!r}")
+    return Param(str(data["name"]), str(data["kind"]), str(data["dtype"]), tuple(int(d) for d in data["shape"]),
+                 clean)
+
+
 def kernel_to_dict(kernel: Kernel) -> dict:
     """The kernel as JSON-able data."""
     return {
         "format": "npusim-kernel", "version": kernel.version, "name": kernel.name, "block_dim": kernel.block_dim,
-        "params": [{"name": p.name, "kind": p.kind, "dtype": p.dtype, "shape": list(p.shape)} for p in kernel.params],
+        "params": [_enc_param(p) for p in kernel.params],
         "buffers": [{"name": b.name, "scope": b.scope, "dtype": b.dtype, "shape": list(b.shape),
                      "addr_bytes": b.addr_bytes} for b in kernel.buffers],
         "scalars": [{"name": s.name, "dtype": s.dtype} for s in kernel.scalars],
@@ -117,8 +133,7 @@ def kernel_from_dict(data: dict) -> Kernel:
     try:
         return Kernel(
             name=str(data["name"]),
-            params=tuple(Param(str(p["name"]), str(p["kind"]), str(p["dtype"]), tuple(int(d) for d in p["shape"]))
-                         for p in data["params"]),
+            params=tuple(_dec_param(p) for p in data["params"]),
             buffers=tuple(Buffer(str(b["name"]), str(b["scope"]), str(b["dtype"]),
                                  tuple(int(d) for d in b["shape"]), int(b["addr_bytes"])) for b in data["buffers"]),
             scalars=tuple(ScalarReg(str(s["name"]), str(s["dtype"])) for s in data.get("scalars", [])),

@@ -9,7 +9,9 @@
     rec.cost.total_cycles, rec.cost.time_us
 
 Launches are asynchronous: a stream runs its queued work at ``synchronize()`` (or before any blocking memcpy),
-in order.  Workspace parameters the caller does not pass are allocated for the launch.
+in order.  Workspace parameters the caller does not pass are allocated for the launch.  Parameters marked
+``atomic_clean`` have their declared bytes zeroed right before the kernel runs (CANN's atomic-clean step; it is
+a separate memset on hardware, so its time is not part of the kernel's cycles); no other memory is cleared.
 """
 from __future__ import annotations
 
@@ -120,6 +122,13 @@ class Device:
             raise DeviceMemoryError(f"memcpy between {type(src).__name__} and {type(dst).__name__} is not a copy "
                                     f"the runtime supports (use DevicePtr and numpy arrays)")
 
+    def memset(self, ptr: DevicePtr, value: int, size_bytes: int) -> None:
+        """Blocking fill of ``size_bytes`` bytes at ``ptr`` with the byte ``value`` (aclrtMemset)."""
+        if not 0 <= int(value) <= 255:
+            raise DeviceMemoryError(f"memset value {value} is not a byte (0..255)")
+        self.synchronize()
+        self.gm.region(ptr, int(size_bytes))[...] = int(value)
+
     def to_device(self, array) -> DevicePtr:
         """Allocate GM for ``array`` and copy it there."""
         array = np.ascontiguousarray(array)
@@ -135,26 +144,36 @@ class Device:
 
     # -- kernels --------------------------------------------------------------------------------------------
     def launch(self, kernel: Kernel, args: Sequence, block_dim: Optional[int] = None,
-               stream: Optional[Stream] = None) -> LaunchRecord:
-        """Queue ``kernel`` with ``args`` (one per parameter, in order; trailing workspaces may be omitted)."""
+               stream: Optional[Stream] = None, *, block_order: Optional[Sequence[int]] = None) -> LaunchRecord:
+        """Queue ``kernel`` with ``args`` (one per parameter, in order; trailing workspaces may be omitted).
+
+        ``block_order``: a permutation of the block indices to run the blocks in on the host (default: in
+        order), to check that a kernel's result does not depend on it.
+        """
         block_dim = int(kernel.block_dim if block_dim is None else block_dim)
         if not 1 <= block_dim <= 65535:
             raise InvalidOperandError(f"block_dim {block_dim} outside [1, 65535]", kernel=kernel.name)
+        order = executor.block_sequence(block_dim, block_order)
         compiled = compile_for(kernel, self.chip)
         gm_args, scalar_args = self._bind(kernel, list(args))
+        cleans = [(gm_args[i], _declared_bytes(p, gm_args[i].data.size)) for i, p in enumerate(kernel.params)
+                  if p.atomic_clean and i in gm_args]
         record = LaunchRecord(kernel, self.chip, block_dim)
 
         def work():
-            record.trace = executor.run(compiled, gm_args, scalar_args, block_dim, self.fill_byte)
+            for binding, nbytes in cleans:
+                binding.data[:nbytes] = 0
+            record.trace = executor.run(compiled, gm_args, scalar_args, block_dim, self.fill_byte, order)
             from npusim.sim import profiler
             profiler.notify_launch(record)
 
         (stream or self.default_stream).enqueue(work)
         return record
 
-    def run(self, kernel: Kernel, args: Sequence, block_dim: Optional[int] = None) -> LaunchRecord:
+    def run(self, kernel: Kernel, args: Sequence, block_dim: Optional[int] = None, *,
+            block_order: Optional[Sequence[int]] = None) -> LaunchRecord:
         """Launch on the default stream and synchronize."""
-        record = self.launch(kernel, args, block_dim)
+        record = self.launch(kernel, args, block_dim, block_order=block_order)
         self.synchronize()
         return record
 
@@ -187,11 +206,16 @@ class Device:
             raise InvalidOperandError(f"argument {param.name} must be a DevicePtr, got {type(ptr).__name__}",
                                       kernel=kernel.name)
         data = self.gm.tail(ptr)
-        declared = param.size_elems * np_dtype(param.dtype).itemsize if param.shape else data.size
+        declared = _declared_bytes(param, data.size)
         if declared > data.size:
             raise DeviceMemoryError(f"argument {param.name} declares {declared} bytes but only {data.size} remain "
                                     f"in its allocation after {ptr!r}", kernel=kernel.name)
         return executor.GmBinding(data, min(-(-declared // 32) * 32, data.size))
+
+
+def _declared_bytes(param, available: int) -> int:
+    """Bytes a GM parameter declares: its shape's, or (no shape) the ``available`` bytes to its allocation's end."""
+    return param.size_elems * np_dtype(param.dtype).itemsize if param.shape else available
 
 
 def _host_count(host_bytes: int, size_bytes, side: str) -> int:

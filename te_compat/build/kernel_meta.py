@@ -7,10 +7,11 @@ The JSON carries CANN's fields::
      "workspace": {"num": 1, "size": [1024], "type": [0]},          # only when the kernel has workspaces
      "npusim": {...}}
 
-``parameters`` has one 0 per kernel argument (tensor_list entries, then workspaces), as CANN writes for a kernel
-without atomic-clean outputs.  The ``npusim`` section holds what a relaunch needs: the format version, the chip
-the kernel was built for, the scheduler's classification, and ``args`` — one entry per tensor_list entry with
-name, shape, dtype, kind ("gm" | "scalar") and whether it is an output.
+``parameters`` has one entry per kernel argument (tensor_list entries, then workspaces): 1 for an argument the
+runtime must zero before each launch (an output or workspace the blocks atomically add into; the kernel
+parameter's ``atomic_clean`` flag), else 0, as CANN writes it.  The ``npusim`` section holds what a relaunch
+needs: the format version, the chip the kernel was built for, the scheduler's classification, and ``args`` — one
+entry per tensor_list entry with name, shape, dtype, kind ("gm" | "scalar") and whether it is an output.
 
 Where kernel_meta is: ``./kernel_meta`` under the current working directory (as TBE does), or the directory in
 env ``NPUSIM_KERNEL_META``; code that builds on a user's behalf (Custom func_type="tbe") redirects it with
@@ -83,13 +84,18 @@ def sha256_hex(blob: bytes) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+def atomic_clean_flags(kernel) -> list:
+    """CANN's "parameters" list of a kernel: 1 per parameter zeroed before a launch (atomic clean), else 0."""
+    return [1 if p.atomic_clean else 0 for p in kernel.params]
+
+
 def meta_dict(name: str, kernel, args, blob: bytes, chip: str, classification: str) -> dict:
     """The JSON content for kernel ``kernel`` (an npusim Kernel) serialised as ``blob``."""
     from npusim.sim.dtypes import itemsize
     workspaces = [p for p in kernel.params if p.kind == "workspace"]
     meta = {"binFileName": name, "binFileSuffix": BIN_SUFFIX, "blockDim": int(kernel.block_dim),
             "kernelName": f"{name}__kernel0", "magic": MAGIC, "opParaSize": 0,
-            "parameters": [0] * len(kernel.params), "sha256": sha256_hex(blob)}
+            "parameters": atomic_clean_flags(kernel), "sha256": sha256_hex(blob)}
     if workspaces:
         meta["workspace"] = {"num": len(workspaces), "size": [p.size_elems * itemsize(p.dtype) for p in workspaces],
                              "type": [0] * len(workspaces)}

@@ -4,8 +4,11 @@
     z, = built.run(x, y)                      # inputs in tensor_list order -> outputs in tensor_list order
 
 ``run`` copies the inputs to the default simulated device, launches with the JSON's blockDim, synchronizes and
-copies the outputs back (the launch is recorded by an active ``npusim.sim.profile()``).  Loading checks the
-.o's sha256 against the JSON; any problem with the files or the arrays raises TbeLaunchError naming the kernel.
+copies the outputs back (the launch is recorded by an active ``npusim.sim.profile()``).  Output buffers start
+filled with the device's poison byte, except the atomic-clean ones (a 1 in the JSON's "parameters"), which the
+runtime zeroes before the kernel runs: a kernel that leaves part of a plain output unwritten shows it.  Loading
+checks the .o's sha256 against the JSON and that "parameters" matches the kernel's atomic-clean flags; any
+problem with the files or the arrays raises TbeLaunchError naming the kernel.
 """
 from __future__ import annotations
 
@@ -17,7 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from npusim.errors import KernelFormatError, TbeLaunchError
-from te_compat.build.kernel_meta import BIN_SUFFIX, MAGIC, META_FORMAT, ArgSpec, kernel_meta_dir, sha256_hex
+from te_compat.build.kernel_meta import (BIN_SUFFIX, MAGIC, META_FORMAT, ArgSpec, atomic_clean_flags, kernel_meta_dir,
+                                        sha256_hex)
 
 _REQUIRED_FIELDS = ("binFileName", "binFileSuffix", "blockDim", "kernelName", "magic", "sha256")
 
@@ -46,12 +50,15 @@ class BuiltKernel:
         allocated, launch_args, out_ptrs = [], [], []
         try:
             feed = iter(values)
-            for spec in self.args:
+            for spec, param in zip(self.args, self.kernel.params):
                 if spec.kind == "scalar":
                     launch_args.append(next(feed))
                     continue
                 if spec.output:
-                    ptr = device.malloc(max(_nbytes(spec), 1))
+                    nbytes = max(_nbytes(spec), 1)
+                    ptr = device.malloc(nbytes)
+                    if not param.atomic_clean:     # the launch zeroes atomic-clean outputs; others start poisoned
+                        device.memset(ptr, device.fill_byte, nbytes)
                     out_ptrs.append((ptr, spec))
                 else:
                     ptr = device.to_device(next(feed))
@@ -148,5 +155,9 @@ def load_built(name_or_path) -> BuiltKernel:
     if n_params != len(args):
         raise TbeLaunchError(f"kernel '{label}': the binary takes {n_params} argument(s) but the JSON lists "
                              f"{len(args)}")
+    flags = meta.get("parameters", atomic_clean_flags(kernel))
+    if not isinstance(flags, list) or flags != atomic_clean_flags(kernel):
+        raise TbeLaunchError(f"kernel '{label}': the JSON's \"parameters\" {flags!r} disagree with the binary's "
+                             f"atomic-clean parameters {atomic_clean_flags(kernel)}")
     return BuiltKernel(label, json_path, obj_path, kernel, args, meta)
 

@@ -71,7 +71,7 @@ def kernel_text(kernel: Kernel) -> str:
     width = max([len(p.name) for p in kernel.params] + [len(b.name) for b in kernel.buffers] + [1])
     for param in kernel.params:
         lines.append(f"{INDENT * 2}{param.name.ljust(width)}  {param.kind.ljust(9)}  "
-                     f"{_shape_text(param.dtype, param.shape)}")
+                     f"{_shape_text(param.dtype, param.shape)}" + ("  atomic_clean" if param.atomic_clean else ""))
     if kernel.buffers:
         lines.append(f"{INDENT}buffers:")
         for buf in kernel.buffers:

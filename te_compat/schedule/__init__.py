@@ -5,7 +5,8 @@ double-buffered kernel of AI-core vector instructions.
     kernel = sch.lower([x, y, res], "add")      # npusim.sim.Kernel; params are the tensor_list in order
 
 Modules: operands / axes / classify (graph analysis), tiling + alloc (block split, UB tiles, buffer plan),
-pipeline (loop nest, ping-pong, flags), emit_* (instructions per node kind), vec (vector instruction helpers).
+pipeline (loop nest, ping-pong, flags), emit_* (instructions per node kind), vec (vector instruction helpers),
+atomic + emit_atomic (sums split over the reduce axis, the blocks meeting in GM through atomic adds).
 """
 from te_compat.schedule.schedule import NpuSchedule, auto_schedule
 

@@ -1,8 +1,9 @@
 """The kernel being written: a KernelBuilder plus UB arenas, typed buffer handles, scalar registers and flags.
 
 UB holds four arenas: two tile arenas (ping / pong), one group arena (accumulate mode) and a small misc arena
-(tail scratch blocks).  A :class:`Buf` is a tensor's tile in an arena: a byte offset, a dtype and a layout; its
-``at(k)`` is the operand for element ``k`` (an int or a kernel expression).
+(tail scratch blocks); a two-stage atomic reduce adds a fifth for its float32 staging and counter blocks.  A
+:class:`Buf` is a tensor's tile in an arena: a byte offset, a dtype and a layout; its ``at(k)`` is the operand
+for element ``k`` (an int or a kernel expression).
 """
 from __future__ import annotations
 

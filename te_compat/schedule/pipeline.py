@@ -8,10 +8,12 @@ Tiles along the innermost axis with more than one tile alternate between two UB 
 FREE is MTE3->MTE2 when tiles store outputs, V->MTE2 when they only feed accumulators.  In accumulate mode the
 reduce axis is the innermost loop (A then C when both are reduced); around it the group stage initialises
 accumulators, then after the last tile loads group inputs, computes the post-reduce nodes and stores the group's
-outputs.
+outputs.  When blocks split the reduce axis (an atomic plan), the group end adds the block's partial results
+into GM instead (:mod:`te_compat.schedule.emit_atomic`).
 """
 from __future__ import annotations
 
+from te_compat.schedule import emit_atomic
 from te_compat.schedule.common import ceil_div, round_up
 from te_compat.schedule.emit_cmpsel import bits_to_bytes
 from te_compat.schedule.emit_moves import load_tile, store_tile
@@ -26,8 +28,8 @@ from te_compat.schedule.vec import Loc
 class Nest:
     """Writes the body of one lowering (see the module docstring)."""
 
-    def __init__(self, em, an, sched, gm: dict):
-        self.em, self.an, self.sched, self.gm = em, an, sched, gm
+    def __init__(self, em, an, sched, gm: dict, ws=None):
+        self.em, self.an, self.sched, self.gm, self.ws = em, an, sched, gm, ws
         if an.reduce_outer:      # B outside; the reduced A and C loops inside one accumulation group
             self.order, self.group_axis = [1, 0, 2], 0
         else:
@@ -208,6 +210,14 @@ class Nest:
             init_acc(em, acc, self.an.infos[index].op, node.dtype, layouts[index].flat)
 
     def _group_end(self, origin: list, sizes: list) -> None:
+        if self.sched.atomic is None:
+            self.finish_group(origin, sizes)
+        else:
+            emit_atomic.group_end(self, origin, sizes)
+        self.em.set_flag("MTE3", "V", EVENT_GROUP)
+
+    def finish_group(self, origin: list, sizes: list) -> None:
+        """Group inputs, post-reduce nodes and the group's output stores (the accumulators hold the results)."""
         em, stage, plan = self.em, self.sched.group_stage, self.sched.group_plan
         layouts = self._layouts(sizes)
         em.wait_flag("V", "MTE2", EVENT_MISC)
@@ -218,7 +228,6 @@ class Nest:
             self._compute(plan, index, layouts, 0)
         em.set_flag("V", "MTE2", EVENT_MISC)
         self._store(plan, stage.outputs, layouts, origin, 0, EVENT_GROUP)
-        em.set_flag("MTE3", "V", EVENT_GROUP)
 
 
 def _plus(a, b):

@@ -12,6 +12,7 @@ from math import prod
 
 from npusim.errors.tbe import TbeScheduleError
 from npusim.sim import current_chip
+from te_compat.schedule import emit_atomic
 from te_compat.schedule.classify import analyze
 from te_compat.schedule.common import UnsupportedPattern, ceil_div, gm_dtype
 from te_compat.schedule.emit_moves import GmTensor
@@ -20,7 +21,7 @@ from te_compat.schedule.layout import gm_geometry
 from te_compat.schedule.pipeline import Nest
 from te_compat.schedule.tiling import MISC_BYTES, choose
 
-_RESERVED = re.compile(r"^(i\d+|t\d+|s\d+|r\d+|r_.*|ub_.*|block_idx)$")
+_RESERVED = re.compile(r"^(i\d+|t\d+|s\d+|r\d+|r_.*|ub_.*|ws_.*|block_idx)$")
 
 
 class NpuSchedule:
@@ -82,9 +83,11 @@ class NpuSchedule:
         sched = choose(an, chip, misc_bytes)
         self.plan, self._lowered = sched, an
         em = Emitter(name, chip, sched.arena_bytes)
-        handles, gm = _declare_params(em, an, tensor_list)
+        clean = set(sched.atomic.reduces) if sched.atomic is not None and sched.atomic.direct else set()
+        handles, gm = _declare_params(em, an, tensor_list, clean)
         _check_params(an, gm, name)
-        Nest(em, an, sched, gm).emit()
+        ws = emit_atomic.declare_workspaces(em, an, sched.atomic, sched.unit)
+        Nest(em, an, sched, gm, ws).emit()
         return em.kb.build(inputs=handles, outputs=[], block_dim=sched.split.block_dim)
 
 
@@ -104,16 +107,21 @@ def _param_name(tensor, used: set, position: int) -> str:
     return name
 
 
-def _declare_params(em, an, tensor_list: list) -> tuple:
+def _declare_params(em, an, tensor_list: list, clean: set) -> tuple:
+    """GM parameters for ``tensor_list``; the outputs of nodes in ``clean`` are atomic_clean (zeroed by the
+    runtime before each launch)."""
     handles, gm, used = [], {}, set()
     for position, tensor in enumerate(tensor_list):
         dtype = str(tensor.dtype)
         shape = tuple(int(d) for d in tensor.shape)
-        handle = em.kb.tensor(dtype, shape, "GM", _param_name(tensor, used, position))
-        handles.append(handle)
         try:
             node = an.graph.node_of(tensor)
         except KeyError:
+            node = None
+        handle = em.kb.tensor(dtype, shape, "GM", _param_name(tensor, used, position),
+                              atomic_clean=node is not None and node.index in clean)
+        handles.append(handle)
+        if node is None:
             continue
         view = handle.reinterpret_cast_to(gm_dtype(dtype)) if dtype == "bool" else handle
         mask = an.mask(node.index)

@@ -5,13 +5,16 @@ most the chip's cores, each range a whole number of 32-byte runs of every output
 Tiles: inside a block, the largest tile whose buffers (double-buffered) fit UB: whole (B, C) slabs over several
 A, else runs of B rows, else column chunks of rows too long for UB.  A tile that splits the reduce axis makes the
 kernel accumulate across tiles (always when A is reduced too: tiles are then one A row each); a graph that
-broadcasts a reduce result back needs the whole reduce axis in one tile.
+broadcasts a reduce result back needs the whole reduce axis in one tile.  A sum whose kept part gives the cores
+too little work splits the reduce axis itself over the blocks, which meet through atomic adds
+(:mod:`te_compat.schedule.atomic`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd
 
+from te_compat.schedule import atomic
 from te_compat.schedule.alloc import Region, Stage, StagePlan, plan_stage
 from te_compat.schedule.common import BLOCK_BYTES, UnsupportedPattern, ceil_div, itemsize, lcm, per_block, \
     round_up
@@ -35,7 +38,8 @@ class BlockSplit:
 
 @dataclass(frozen=True)
 class Schedule:
-    """The full plan: block split, tile, accumulate mode, row pitch unit, stages and their buffer plans."""
+    """The full plan: block split, tile, accumulate mode, row pitch unit, stages and their buffer plans, and the
+    atomic plan (:mod:`te_compat.schedule.atomic`) when blocks split the reduce axis."""
 
     split: BlockSplit
     tile: Tile
@@ -49,6 +53,7 @@ class Schedule:
     accs: dict
     arena_bytes: dict
     aligns: tuple
+    atomic: object = None
 
 
 def choose(an, chip, misc_bytes: int = MISC_BYTES) -> Schedule:
@@ -56,11 +61,29 @@ def choose(an, chip, misc_bytes: int = MISC_BYTES) -> Schedule:
     UB are kept for tail scratch areas."""
     unit = max(per_block(an.graph.nodes[i].dtype) for i in range(len(an.graph.nodes)) if not an.is_virtual(i))
     split = _split(an, chip)
+    chosen = _atomic_split(an, chip, unit, split, misc_bytes)
+    if chosen is not None:
+        split, tile, plan = chosen
+        return _finish(an, chip, unit, split, tile, misc_bytes, plan)
     extents = list(an.canon.extents)
     if split.axis is not None:
         extents[split.axis] = split.per_block
     tile = _search(an, chip, unit, tuple(extents), misc_bytes)
     return _finish(an, chip, unit, split, tile, misc_bytes)
+
+
+def _atomic_split(an, chip, unit: int, regular: BlockSplit, misc_bytes: int):
+    """(BlockSplit over the reduce axis, Tile, AtomicPlan) when that beats the regular split, else None."""
+    plan = atomic.eligible(an, chip, unit)
+    if plan is None:
+        return None
+    extra = misc_bytes + atomic.arena_bytes(an, plan, unit)
+    found = atomic.split(an, chip, unit, regular.block_dim,
+                         lambda tile: _usage(an, chip, unit, tile) + extra <= chip.ub_bytes)
+    if found is None:
+        return None
+    (per, blocks, last_start, last_extent), tile = found
+    return BlockSplit(an.reduce_axis, per, blocks, last_start, last_extent), tile, plan
 
 
 # -- blocks -------------------------------------------------------------------------------------------------------
@@ -208,11 +231,13 @@ def _usage(an, chip, unit: int, tile: Tile) -> int:
     return 2 * tile_plan.peak + (group_plan.peak if group_plan else 0)
 
 
-def _finish(an, chip, unit: int, split: BlockSplit, tile: Tile, misc_bytes: int) -> Schedule:
+def _finish(an, chip, unit: int, split: BlockSplit, tile: Tile, misc_bytes: int, atomic_plan=None) -> Schedule:
     accumulate, layouts, tile_stage, group_stage, tile_plan, group_plan, accs = _plans(an, chip, unit, tile)
     arenas = {"tile0": tile_plan.peak, "tile1": tile_plan.peak, "group": group_plan.peak if group_plan else 0,
               "misc": misc_bytes}
+    if atomic_plan is not None:
+        arenas["atomic"] = atomic.arena_bytes(an, atomic_plan, unit)
     aligns = tuple(unit if axis == an.reduce_axis == 2 else (1 if axis == an.reduce_axis else tile_align(an, axis))
                    for axis in range(3))
     return Schedule(split, tile, accumulate, unit, layouts, tile_stage, group_stage, tile_plan, group_plan, accs,
-                    arenas, aligns)
+                    arenas, aligns, atomic_plan)

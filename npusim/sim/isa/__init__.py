@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from npusim.sim.isa import binary, cmpsel, conv, cube, dup_reduce, moves, scalar, scalar_ops, sync, unary
+from npusim.sim.isa import atomic, binary, cmpsel, conv, cube, dup_reduce, moves, scalar, scalar_ops, sync, unary
 from npusim.sim.isa import tvm_call  # TVM-compiled scalar programs (TBE fallback, akg/hybrid on Ascend)
 from npusim.sim.isa.spec import REQUIRED, CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 
-_FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar, tvm_call)
+_FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar, atomic, tvm_call)
 
 
 def _build_table():

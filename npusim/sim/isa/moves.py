@@ -4,7 +4,9 @@ Paths and the pipe that runs each come from the chip (GM->UB on MTE2, UB->GM on 
 Checks (TIK's): nburst in [1, 4095], burst in [1, 65535], gaps in [0, 65535], sid in [0, 15], equal dtypes,
 a path the chip has, local addresses 32-byte aligned (GM: element-aligned), every byte inside its buffer (GM:
 inside the parameter's extent rounded up to 32 bytes).  Gaps are ignored when nburst == 1.  The copy is one
-slice assignment, or one strided 2-D assignment when there are gaps.
+slice assignment, or one strided 2-D assignment when there are gaps.  A move into GM while an atomic mode is set
+(:mod:`npusim.sim.isa.atomic`) combines with GM's elements instead of overwriting them; it costs what the plain
+move costs (the read-modify-write is assumed to run in the memory system at the path's rate).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from numpy.lib.stride_tricks import as_strided
 from npusim.errors.sim import InvalidOperandError
 from npusim.sim.checks import check_access, check_aligned, check_int_range
 from npusim.sim.expr import Const
+from npusim.sim.isa.atomic import accumulate
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import compile_checked
@@ -75,12 +78,18 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
     if fixed is not None:
         _check_static_bounds(site, fixed, src_b, dst_b)
 
+    to_gm = dst_b.is_gm
+
     def run(ctx):
         nburst, burst_bytes, src_pitch, dst_pitch, contiguous = fixed or geometry(ctx.env)
         s0 = _start(ctx, site, src_b, (nburst - 1) * src_pitch + burst_bytes)
         d0 = _start(ctx, site, dst_b, (nburst - 1) * dst_pitch + burst_bytes)
         src_view, dst_view = ctx.views[src_b.key], ctx.views[dst_b.key]
-        if contiguous:
+        if to_gm and ctx.atomic is not None:
+            src_2d = as_strided(src_view[s0:], shape=(nburst, burst_bytes), strides=(src_pitch, 1), writeable=False)
+            dst_2d = as_strided(dst_view[d0:], shape=(nburst, burst_bytes), strides=(dst_pitch, 1))
+            accumulate(ctx.atomic, dst_2d, src_2d)
+        elif contiguous:
             total = nburst * burst_bytes
             dst_view[d0:d0 + total] = src_view[s0:s0 + total]
         else:

@@ -16,6 +16,7 @@ import re
 from math import prod
 
 from npusim.errors import TbeArgumentError
+from te_compat.surface.opname import op_name_scope
 
 SHAPE_SIZE_LIMIT = 2 ** 31 - 1
 SHAPE_SIZE_ZERO = 0
@@ -27,6 +28,16 @@ MAX_KERNEL_NAME_LEN = 200
 MAX_KERNEL_NAEM_LEN = MAX_KERNEL_NAME_LEN  # CANN's own spelling, imported by some op files
 OP_NAME = ""
 PARAM_NAME = ""
+MIN_UNKOWN_SHAPE_RANK = 0  # CANN's spelling
+MAX_UNKOWN_SHAPE_NUM = 2 ** 31 - 1  # CANN's spelling
+MAX_UNKNOWN_SHAPE_NUM = MAX_UNKOWN_SHAPE_NUM
+# classify modes of an input dict ("mode" key), as CANN's dynamic-shape code names them
+CONST = "const"
+SPECIAL = "special"
+ORIGINAL = "original"
+SPECIAL_SCALAR = "special_scalar"
+COMMON = "common"
+BROADCAST = "broadcast"
 
 REQUIRED_INPUT = "required_input"
 OPTION_INPUT = "option_input"
@@ -273,8 +284,26 @@ def _check_attr(value, param_name, kind, op_name):
             raise _type_error(op_name, param_name, type_name, element)
 
 
+def _check_alternatives(value, param_name, kinds: tuple, op_name):
+    """A tuple of kinds, e.g. ``(OPTION_ATTR_INT, OPTION_ATTR_LIST_INT)``: the value must pass one of them."""
+    if not kinds:
+        raise TbeArgumentError(f"In op[{op_name}], check_op_params got an empty tuple of parameter types for "
+                               f"parameter[{param_name}]")
+    failures = []
+    for kind in kinds:
+        try:
+            _check_one(value, param_name, kind, op_name)
+            return
+        except TbeArgumentError as exc:
+            failures.append(f"as {kind}: {exc}")
+    raise TbeArgumentError(f"In op[{op_name}], the parameter[{param_name}] ({type(value).__name__} {value!r}) "
+                           f"matches none of its alternative types: " + "; ".join(failures))
+
+
 def _check_one(value, param_name, kind, op_name):
-    if kind in INPUT_KINDS or kind in OUTPUT_KINDS:
+    if isinstance(kind, tuple):
+        _check_alternatives(value, param_name, kind, op_name)
+    elif kind in INPUT_KINDS or kind in OUTPUT_KINDS:
         _check_tensor_param(value, param_name, kind, op_name)
     elif kind == KERNEL_NAME:
         if value is not None:
@@ -288,7 +317,9 @@ def _check_one(value, param_name, kind, op_name):
 
 def check_op_params(*type_args, **type_kwargs):
     """Decorator checking an op entry function's arguments by kind (REQUIRED_INPUT, OPTION_ATTR_FLOAT,
-    KERNEL_NAME ...), one kind per parameter in order.  Only arguments actually passed are checked."""
+    KERNEL_NAME ...), one kind per parameter in order; a tuple of kinds accepts a value that passes any of them.
+    Only arguments actually passed are checked.  While the op runs, its name is the one errors report
+    (:func:`te_compat.surface.opname.current_op_name`)."""
     del type_kwargs  # accepted for CANN compatibility; it carries nothing the checks use
 
     def decorator(func):
@@ -306,7 +337,8 @@ def check_op_params(*type_args, **type_kwargs):
                 position = names.index(key) if key in names else len(type_args)
                 if position < len(type_args):
                     _check_one(value, key, type_args[position], op_name)
-            return func(*args, **kwargs)
+            with op_name_scope(op_name):
+                return func(*args, **kwargs)
 
         return wrapper
 
@@ -327,7 +359,9 @@ def check_elewise_shape_range(inputs, support_broadcast=False):
 
 __all__ = [
     "SHAPE_SIZE_LIMIT", "SHAPE_SIZE_ZERO", "RANK_ZERO", "RANK_LIMIT", "DIM_LIMIT", "ZERO_DIM", "MAX_KERNEL_NAME_LEN",
-    "MAX_KERNEL_NAEM_LEN", "OP_NAME", "PARAM_NAME", "REQUIRED_INPUT", "OPTION_INPUT", "DYNAMIC_INPUT",
+    "MAX_KERNEL_NAEM_LEN", "OP_NAME", "PARAM_NAME", "MIN_UNKOWN_SHAPE_RANK", "MAX_UNKOWN_SHAPE_NUM",
+    "MAX_UNKNOWN_SHAPE_NUM", "CONST", "SPECIAL", "ORIGINAL", "SPECIAL_SCALAR", "COMMON", "BROADCAST",
+    "REQUIRED_INPUT", "OPTION_INPUT", "DYNAMIC_INPUT",
     "REQUIRED_OUTPUT", "OPTION_OUTPUT", "DYNAMIC_OUTPUT", "KERNEL_NAME", *REQUIRED_ATTR_KINDS, *OPTION_ATTR_KINDS,
     "OpParamInfoKey", "TensorFormat", "ALL_FORMAT_LIST", "ALL_DTYPE_LIST", "check_op_params", "check_shape",
     "check_dtype", "check_format", "check_kernel_name", "check_elewise_shape_range", "is_scalar",

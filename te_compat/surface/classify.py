@@ -10,7 +10,8 @@ A 2022 op file builds one compute per input combination::
 
 npusim compiles each op per concrete shape, so ``classify`` returns exactly one combination: copies of the input
 dicts with concrete shapes (a -1 whose ``range`` pins it is replaced by that value; broadcast mode left-pads ranks
-with 1s like CANN; reduce mode normalises the axes input into ``{"shape", "value"}``), and ``variable_shape``
+with 1s like CANN; reduce mode normalises the axes input into ``{"shape", "value"}`` and shapes the after-reduce inputs, see
+:mod:`te_compat.surface.classify_reduce`), and ``variable_shape``
 returns those concrete dims, so the rest of the op builds an ordinary static graph.  A dimension that stays
 unknown raises :class:`~npusim.errors.TbeArgumentError` saying npusim compiles per concrete shape.
 """
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 from npusim.errors import TbeArgumentError, TbeTypeError, UnsupportedError
 from te_compat.surface.checks import pinned_shape
-from te_compat.surface.shapes import unify_broadcast_shapes, wrap_axes_to_positive
+from te_compat.surface.classify_reduce import classify_reduce, reduce_variable_shape
+from te_compat.surface.shapes import unify_broadcast_shapes
 
 
 class OpPatternMode:
@@ -61,50 +63,17 @@ def _with_shape(tensor: dict, shape: list) -> dict:
     return dict(tensor, shape=list(shape), range=[(d, d) for d in shape])
 
 
-def _is_axes_input(item) -> bool:
-    return not isinstance(item, dict) or item.get("rel_pos_to_reduce") == "axis"
-
-
-def _axes_values(item):
-    if isinstance(item, (int, list, tuple, range)):
-        return list(item) if not isinstance(item, int) else [item]
-    for key in ("value", "const_value"):
-        if item.get(key) is not None:
-            value = item[key]
-            return [int(v) for v in (value if hasattr(value, "__iter__") else [value])]
-    raise TbeArgumentError("classify(reduce): the axes input carries no 'value' or 'const_value'; npusim compiles "
-                           "per concrete shape and needs the reduce axes when the op is built")
-
-
-def _classify_reduce(ins: list) -> list:
-    axes_positions = [i for i, item in enumerate(ins) if _is_axes_input(item)]
-    if not axes_positions:
-        axes_positions = [len(ins) - 1]
-    tensors = {i: _concrete(item, i) for i, item in enumerate(ins) if i not in axes_positions}
-    if not tensors:
-        raise TbeArgumentError("classify(reduce): no tensor input besides the axes")
-    rank = len(next(iter(tensors.values()))["shape"])
-    combination = []
-    for index, item in enumerate(ins):
-        if index in tensors:
-            combination.append(tensors[index])
-            continue
-        axes = sorted(set(wrap_axes_to_positive(_axes_values(item), rank))) if rank else []
-        base = dict(item) if isinstance(item, dict) else {}
-        combination.append(dict(base, shape=[len(axes)], value=axes, rel_pos_to_reduce="axis"))
-    return [combination]
-
-
 def classify(ins, mode, extra_params=None):
     """The input combinations to build (one, with concrete shapes) for ``mode`` (elewise, broadcast, reduce)."""
-    del extra_params  # keepdims / unfold_mode / ignore_fractal_format change nothing for one concrete shape
+    if extra_params is not None and not isinstance(extra_params, dict):
+        raise TbeTypeError(f"classify: extra_params must be a dict, got {type(extra_params).__name__}")
     if not isinstance(ins, (list, tuple)) or not ins:
         raise TbeArgumentError(f"classify needs a non-empty list of input dicts, got {ins!r}")
     if mode not in SUPPORTED_MODES:
         raise UnsupportedError(f"classify mode {mode!r} is not supported by npusim (supported: "
                                f"{', '.join(SUPPORTED_MODES)})")
     if mode == OpPatternMode.REDUCE:
-        return _classify_reduce(list(ins))
+        return classify_reduce(list(ins), extra_params or {})
     tensors = [_concrete(item, i) for i, item in enumerate(ins)]
     if mode == OpPatternMode.ELEWISE_WITH_BROADCAST:
         *padded, _ = unify_broadcast_shapes([t["shape"] for t in tensors], op_name="classify",
@@ -114,12 +83,14 @@ def classify(ins, mode, extra_params=None):
 
 
 def variable_shape(inputs, op_mode="elewise"):
-    """The concrete shape of every input dict (reduce mode: every input except the axes), as lists of ints."""
+    """The concrete shape of every input dict, as lists of ints (reduce mode, as CANN's: the axes input's own
+    shape too, ``[number of axes]``)."""
     shapes = []
     for index, item in enumerate(inputs):
         if item is None:
             continue
-        if op_mode == OpPatternMode.REDUCE and _is_axes_input(item):
+        if op_mode == OpPatternMode.REDUCE:
+            shapes.append(reduce_variable_shape(item, index))
             continue
         if not isinstance(item, dict) or "shape" not in item:
             raise TbeTypeError(f"variable_shape: input {index} must be a tensor dict with a 'shape', got {item!r}")

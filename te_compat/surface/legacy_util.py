@@ -12,6 +12,9 @@ from math import prod
 from npusim.errors import TbeArgumentError
 from te_compat.surface.checks import check_kernel_name as _check_kernel_name_strict
 from te_compat.surface.checks import is_scalar  # noqa: F401  (re-exported)
+from te_compat.surface.legacy_extra import (  # noqa: F401  (re-exported)
+    axis_transfrom_5d, check_and_init_5hdc_reduce_support, get_device_api_dtype, get_divisors)
+from te_compat.surface.opname import op_name_scope
 from te_compat.surface.platform import get_product_version
 from te_compat.surface.shapes import (  # noqa: F401  (re-exported)
     axis_check, produce_shapes, refine_axis, refine_shape_axes, scalar2tensor_one, shape_refine, shape_to_list,
@@ -25,6 +28,9 @@ MAX_KERNEL_NAEM_LEN = 200
 SHAPE_SIZE_LIMIT = 2 ** 31
 VERSION_CLOUD = "cloud"
 VERSION_MINI = "mini"
+VERSION_SHISI = "smallhisi"
+VERSION_MINI_1951 = "mini_1951"
+VERSION_MINI_1951M = "mini_1951m"
 
 
 def check_input_type_dict(input_dict, input_key, input_name):
@@ -64,7 +70,8 @@ def check_input_type(*type_args, **type_kwargs):
             for key, value in kwargs.items():
                 if key in names and names.index(key) < len(type_args):
                     check(key, value, type_args[names.index(key)])
-            return func(*args, **kwargs)
+            with op_name_scope(func.__name__):
+                return func(*args, **kwargs)
 
         return wrapper
 
@@ -96,8 +103,8 @@ def check_shape_rule(shape, min_dim=None, max_dim=None, max_shape_num=None):
                                    f"{max_shape_num}, got {dim!r} in shape {list(shape)}")
 
 
-def check_shape_size(shape, limit):
-    """The element count of ``shape``; raises if it exceeds ``limit``."""
+def check_shape_size(shape, limit=SHAPE_SIZE_LIMIT):
+    """The element count of ``shape``; raises if it exceeds ``limit`` (default 2^31, as ``para_check``'s)."""
     size = prod(shape)
     if size > limit:
         raise TbeArgumentError(f"the shape {list(shape)} is too large to calculate ({size} > {limit} elements)")
@@ -170,7 +177,9 @@ def is_v200_version() -> bool:
 
 __all__ = [
     "DEFAULT_MIN_SHAPE_DIM", "DEFAULT_MAX_SHAPE_DIM", "DEFAULT_MAX_SHAPE_NUM", "MAX_REDUCE_SHAPE_NUM",
-    "MAX_KERNEL_NAEM_LEN", "SHAPE_SIZE_LIMIT", "VERSION_CLOUD", "VERSION_MINI", "axis_check", "check_dtype_rule",
+    "MAX_KERNEL_NAEM_LEN", "SHAPE_SIZE_LIMIT", "VERSION_CLOUD", "VERSION_MINI", "VERSION_MINI_1951",
+    "VERSION_MINI_1951M", "VERSION_SHISI", "axis_check", "axis_transfrom_5d", "check_and_init_5hdc_reduce_support",
+    "check_dtype_rule", "get_device_api_dtype", "get_divisors",
     "check_input_type", "check_input_type_dict", "check_kernel_name", "check_reduce_need_refine",
     "check_reduce_shape_rule", "check_shape_rule", "check_shape_size", "check_tensor_shape_size",
     "compare_tensor_dict_key", "get_product_version", "is_cloud_version", "is_lhisi_version", "is_mini_or_lhisi_version",

@@ -12,6 +12,7 @@ from math import prod
 from numbers import Integral
 
 from npusim.errors import TbeArgumentError
+from te_compat.surface.opname import op_name_or_current
 
 
 def shape_to_list(shape) -> list:
@@ -144,7 +145,8 @@ def _broadcast_dim(a, b):
 
 
 def broadcast_shapes(shape1, shape2, op_name="", param_name_input1="", param_name_input2=""):
-    """(shape1, shape2, out_shape), the shorter shape left-padded with 1s; raises if they cannot broadcast."""
+    """(shape1, shape2, out_shape), the shorter shape left-padded with 1s; raises if they cannot broadcast (the
+    error names ``op_name``, by default the op being built, as CANN's does)."""
     first, second = shape_to_list(shape1), shape_to_list(shape2)
     rank = max(len(first), len(second))
     first, second = _pad_left(first, rank), _pad_left(second, rank)
@@ -152,8 +154,9 @@ def broadcast_shapes(shape1, shape2, op_name="", param_name_input1="", param_nam
     for a, b in zip(first, second):
         dim = _broadcast_dim(a, b)
         if dim is None:
-            raise TbeArgumentError(f"In op[{op_name}], the inputs[{param_name_input1}][{param_name_input2}] could "
-                                   f"not be broadcast together with shapes[{first}][{second}].")
+            raise TbeArgumentError(f"In op[{op_name_or_current(op_name)}], the inputs[{param_name_input1}]"
+                                   f"[{param_name_input2}] could not be broadcast together with shapes[{first}]"
+                                   f"[{second}].")
         out.append(dim)
     return first, second, out
 
@@ -169,8 +172,8 @@ def unify_broadcast_shapes(shapes, op_name="", param_name=""):
         for shape in padded:
             dim = _broadcast_dim(dim, shape[axis])
             if dim is None:
-                raise TbeArgumentError(f"In op[{op_name}], the inputs[{param_name}] could not be broadcast together "
-                                       f"with shapes{padded}.")
+                raise TbeArgumentError(f"In op[{op_name_or_current(op_name)}], the inputs[{param_name}] could not be "
+                                       f"broadcast together with shapes{padded}.")
         out.append(dim)
     return (*padded, out)
 

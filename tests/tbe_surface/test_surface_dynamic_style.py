@@ -39,7 +39,7 @@ def test_reduce_classify_normalises_axes(tensor_dict):
     ins = classify([x, axes], "reduce", {"keepdims": True})
     (_x, _axes), = ins
     assert _axes["value"] == [0, 2] and _axes["shape"] == [2]
-    assert shape_util.variable_shape([_x, _axes], op_mode="reduce") == [[3, 4, 5]]
+    assert shape_util.variable_shape([_x, _axes], op_mode="reduce") == [[3, 4, 5], [2]]
     (_, from_const), = classify([x, {"shape": [1], "const_value": [1]}], "reduce")
     assert from_const["value"] == [1]
     (_, from_list), = classify([x, [-2]], "reduce")
@@ -48,6 +48,26 @@ def test_reduce_classify_normalises_axes(tensor_dict):
         classify([x, {"shape": [1], "rel_pos_to_reduce": "axis"}], "reduce")
     with pytest.raises(TbeArgumentError, match="Axis must between"):
         classify([x, [3]], "reduce")
+
+
+def test_reduce_classify_shapes_after_inputs_and_reduce_all(tensor_dict):
+    from tbe.common.utils import shape_util
+    from tbe.dsl import classify
+    x = dict(tensor_dict([3, 4, 5]), rel_pos_to_reduce="before")
+    after = dict(tensor_dict([-1, -1, -1]), rel_pos_to_reduce="after")
+    axes = {"shape": [1], "value": [1], "rel_pos_to_reduce": "axis"}
+    (_x, _after, _axes), = classify([x, after, axes], "reduce", {"keepdims": True})
+    assert _after["shape"] == [3, 1, 5] and _axes["value"] == [1]
+    assert shape_util.variable_shape([_x, _after, _axes], op_mode="reduce") == [[3, 4, 5], [3, 1, 5], [1]]
+    (_, dropped, _), = classify([x, after, axes], "reduce", {"keepdims": False})
+    assert dropped["shape"] == [3, 5]
+    every = {"shape": [-1], "value": [], "rel_pos_to_reduce": "axis"}
+    (_, _all), = classify([x, every], "reduce", {"reduce_axes_type": "all", "keepdims": False})
+    assert _all["value"] == [0, 1, 2] and _all["shape"] == [3]
+    with pytest.raises(TbeArgumentError, match="has shape"):
+        classify([x, dict(tensor_dict([7, 7]), rel_pos_to_reduce="after"), axes], "reduce", {"keepdims": True})
+    with pytest.raises(TbeTypeError, match="keepdims"):
+        classify([x, axes], "reduce", {"keepdims": 1})
 
 
 def test_unknown_dims_need_a_pinning_range(tensor_dict):

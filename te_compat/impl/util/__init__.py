@@ -1,1 +1,1 @@
-"""``impl.util``: ``platform_adapter`` and ``util_common``."""
+"""``impl.util``: ``platform_adapter``, ``util_common`` and ``util_select_op_base``."""

@@ -22,7 +22,10 @@ class AICPU_VISIBILITY CpuKernelContext {
   CpuKernelContext &operator=(const CpuKernelContext &) = delete;
   CpuKernelContext &operator=(CpuKernelContext &&) = delete;
 
-  // npusim fills contexts itself; a NodeDef cannot be given here (returns KERNEL_STATUS_PARAM_INVALID).
+  // Takes the op type, tensors and attributes of `node_def` (sharing its objects, as CANN does), replacing
+  // whatever the context held.  KERNEL_STATUS_PARAM_INVALID (logged) for a null NodeDef or a null tensor or
+  // attribute in it.  The contexts npusim hands to Compute are built by npusim; this is for kernels and test
+  // harnesses that build a sub-context themselves (CpuKernelUtils::CreateNodeDef, node_def_builder.h).
   uint32_t Init(NodeDef *node_def);
 
   std::string GetOpType() const;

@@ -7,6 +7,7 @@
 
 #include "cpu_attr_value.h"
 #include "cpu_context.h"
+#include "cpu_node_def.h"
 #include "cpu_tensor.h"
 #include "cpu_tensor_shape.h"
 
@@ -16,6 +17,8 @@ class AICPU_VISIBILITY CpuKernelUtils {
   static std::shared_ptr<Tensor> CreateTensor();
   static std::shared_ptr<TensorShape> CreateTensorShape();
   static std::shared_ptr<AttrValue> CreateAttrValue();
+  // An empty NodeDef (see cpu_node_def.h): what CpuKernelContext::Init(NodeDef *) builds a context from.
+  static std::shared_ptr<NodeDef> CreateNodeDef();
 
   // Covers [0, total) by calling work(begin, end) on disjoint ranges, in parallel on the simulated AI CPU's
   // thread pool; ranges hold at least `per_unit_size` units (<= 0: split evenly over the threads).  Returns

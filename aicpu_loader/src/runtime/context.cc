@@ -1,5 +1,6 @@
 // CpuKernelContext and CpuKernelUtils object creation of npusim's AICPU runtime.
 #include "cpu_kernel_utils.h"
+#include "log.h"
 #include "rt_internal.h"
 #include "status.h"
 
@@ -7,7 +8,34 @@ namespace aicpu {
 
 CpuKernelContext::CpuKernelContext(DeviceType type) : device_type_(type) {}
 
-uint32_t CpuKernelContext::Init(NodeDef *) { return KERNEL_STATUS_PARAM_INVALID; }
+uint32_t CpuKernelContext::Init(NodeDef *node_def) {
+  if (node_def == nullptr) {
+    KERNEL_LOG_ERROR("CpuKernelContext::Init: the NodeDef is null.");
+    return KERNEL_STATUS_PARAM_INVALID;
+  }
+  op_ = node_def->GetOpType();
+  inputs_.clear();
+  outputs_.clear();
+  attrs_.clear();
+  for (int32_t i = 0; i < node_def->InputsSize(); ++i) {
+    std::shared_ptr<Tensor> input = node_def->MutableInputs(i);
+    KERNEL_CHECK_NULLPTR(input, KERNEL_STATUS_PARAM_INVALID, "CpuKernelContext::Init: input %d of op [%s] is null.",
+                         i, op_.c_str())
+    inputs_.push_back(std::move(input));
+  }
+  for (int32_t i = 0; i < node_def->OutputsSize(); ++i) {
+    std::shared_ptr<Tensor> output = node_def->MutableOutputs(i);
+    KERNEL_CHECK_NULLPTR(output, KERNEL_STATUS_PARAM_INVALID,
+                         "CpuKernelContext::Init: output %d of op [%s] is null.", i, op_.c_str())
+    outputs_.push_back(std::move(output));
+  }
+  for (const auto &entry : node_def->Attrs()) {
+    KERNEL_CHECK_NULLPTR(entry.second, KERNEL_STATUS_PARAM_INVALID,
+                         "CpuKernelContext::Init: attribute '%s' of op [%s] is null.", entry.first.c_str(), op_.c_str())
+    attrs_[entry.first] = entry.second;
+  }
+  return KERNEL_STATUS_OK;
+}
 
 std::string CpuKernelContext::GetOpType() const { return op_; }
 

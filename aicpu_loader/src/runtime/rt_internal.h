@@ -8,6 +8,7 @@
 
 #include "cpu_attr_value.h"
 #include "cpu_context.h"
+#include "cpu_node_def.h"
 #include "cpu_tensor.h"
 #include "cpu_tensor_shape.h"
 #include "npusim_aicpu/call_abi.h"
@@ -28,6 +29,9 @@ struct Access {
   static void AddAttr(CpuKernelContext &ctx, const std::string &name, std::shared_ptr<AttrValue> v) {
     ctx.attrs_[name] = std::move(v);
   }
+  static std::shared_ptr<NodeDef> NewNodeDef() { return std::shared_ptr<NodeDef>(new NodeDef(NodeDef::Token{})); }
+  // A deep copy of every value slot of `from` (AttrValue itself is not copyable); defined in node_def.cc.
+  static std::shared_ptr<AttrValue> CopyAttr(const AttrValue &from);
 };
 
 // Where an output's data must end up, fixed before Compute runs.

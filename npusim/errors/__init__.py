@@ -25,7 +25,7 @@ from npusim.errors.aot import AotFileNotFoundError, AotKernelCrash, AotLoadError
 from npusim.errors.sim import (  # noqa: F401
     SimulatorError, OutOfBoundsError, CapacityError, AlignmentError, RepeatError, MaskError,
     UnsupportedDtypeError, OverlapError, InvalidOperandError, SyncError, KernelFormatError, DeviceMemoryError,
-    UnknownChipError, ChipModelError,
+    UnknownChipError, ChipModelError, OverflowModeError,
 )
 from npusim.errors.aicpu import *  # noqa: F401,F403  (AicpuKernelError, AicpuLibraryNotFoundError, ...)
 from npusim.errors.tbe import *  # noqa: F401,F403  (TbeArgumentError, TbeScheduleError, TbeBuildError, ...)

@@ -102,3 +102,8 @@ class UnknownChipError(NpusimError, ValueError):
 
 class ChipModelError(OpValueError):
     """A chip YAML file that is malformed: missing field, wrong type, or a number without a source."""
+
+
+class OverflowModeError(NpusimError, ValueError):
+    """A floating-point overflow mode that is unknown, or that the chip does not support (Ascend 910 has only
+    "saturation"); the message names the chip and the modes it supports."""

@@ -2,20 +2,23 @@
 
 Hardware numbers live only in those files; every number there names its source (see the files' ``references``).
 Which chip is in use: :func:`set_chip` (a Python call, later also TBE's SoC setters) wins, then the environment
-variable ``NPUSIM_SOC``, then the default ``Ascend910``.
+variable ``NPUSIM_SOC``, then the default ``Ascend910``.  Its floating-point overflow mode (see
+:mod:`npusim.sim.overflow`): :func:`set_overflow_mode` wins, then ``NPUSIM_SAT_MODE``, then the chip's default.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Union
 
 import yaml
 
 from npusim.errors.sim import ChipModelError, UnknownChipError
+from npusim.sim import overflow
 
 DEFAULT_CHIP = "Ascend910"
 ENV_VAR = "NPUSIM_SOC"
@@ -97,6 +100,20 @@ class Chip:
     isa: Mapping[str, frozenset]
     vsel_modes: frozenset
     sources: Mapping[str, str]
+    overflow_mode: str      # "saturation" or "inf_nan" (npusim.sim.overflow)
+    overflow_modes: tuple   # the modes the chip supports
+
+    @property
+    def saturates(self) -> bool:
+        """Whether float results saturate (inf -> +-max, NaN -> 0) rather than follow IEEE 754."""
+        return self.overflow_mode == overflow.SATURATION
+
+    def with_overflow_mode(self, mode: str, origin: str = "overflow_mode") -> "Chip":
+        """This chip running in overflow ``mode`` ("saturation"/"inf_nan" or CANN's 0/1); raises
+        OverflowModeError if the chip does not support it (Ascend 910 has only saturation)."""
+        mode = overflow.check_supported(self.name, self.overflow_modes, overflow.parse_overflow_mode(mode, origin),
+                                        origin)
+        return self if mode == self.overflow_mode else dataclasses.replace(self, overflow_mode=mode)
 
     def scope_bytes(self, scope: str) -> int:
         """Capacity of a local scope ("UB", "L1", "L0A", "L0B", "L0C") in bytes."""
@@ -160,15 +177,23 @@ def canonical_name(name: str) -> str:
     return found
 
 
+def get_chip(name: str = DEFAULT_CHIP, overflow_mode: Union[str, int, None] = None) -> Chip:
+    """The chip model called ``name`` (an alias such as "Ascend910B" works too), loaded once, in its default
+    overflow mode or in ``overflow_mode`` (OverflowModeError if the chip does not support it)."""
+    mode = None if overflow_mode is None else overflow.parse_overflow_mode(overflow_mode, "get_chip")
+    return _load_chip(canonical_name(name), mode)
+
+
 @functools.lru_cache(maxsize=None)
-def get_chip(name: str = DEFAULT_CHIP) -> Chip:
-    """Load (once) and return the chip model called ``name`` (an alias such as "Ascend910B" works too)."""
-    canonical = canonical_name(name)
+def _load_chip(canonical: str, overflow_mode: Optional[str]) -> Chip:
+    if overflow_mode is not None:
+        return _load_chip(canonical, None).with_overflow_mode(overflow_mode, "get_chip")
     path = CHIP_DIR / f"{canonical}.yaml"
     return _build_chip(_read_yaml(path), path)
 
 
-_selected: dict = {"name": None}  # the chip chosen by set_chip(); None means "use NPUSIM_SOC or the default"
+# set_chip()'s chip and set_overflow_mode()'s mode; None means "use the environment variable or the default"
+_selected: dict = {"name": None, "overflow_mode": None}
 
 
 def set_chip(name: Optional[str]) -> Chip:
@@ -177,10 +202,37 @@ def set_chip(name: Optional[str]) -> Chip:
     return current_chip()
 
 
+def set_overflow_mode(mode: Union[str, int, None]) -> Chip:
+    """Select the floating-point overflow mode: "saturation" (0) or "inf_nan" (1), as CANN's set_device_sat_mode
+    (None: back to ``NPUSIM_SAT_MODE`` / the chip's default).  Applies to the chip in use (:func:`current_chip`,
+    :func:`default_device`); returns it.  Raises OverflowModeError, selecting nothing, if that chip does not
+    support the mode; once selected, :func:`current_chip` raises it if the chip in use changes to one without it."""
+    if mode is not None:
+        chip = get_chip(_current_name())
+        mode = overflow.check_supported(chip.name, chip.overflow_modes,
+                                        overflow.parse_overflow_mode(mode, "set_overflow_mode"), "set_overflow_mode")
+    _selected["overflow_mode"] = mode
+    return current_chip()
+
+
+def _current_name() -> str:
+    return _selected["name"] or os.environ.get(ENV_VAR) or DEFAULT_CHIP
+
+
 def current_chip() -> Chip:
-    """The chip in use: set_chip()'s choice, else the ``NPUSIM_SOC`` environment variable, else Ascend910."""
-    name = _selected["name"] or os.environ.get(ENV_VAR) or DEFAULT_CHIP
-    return get_chip(name)
+    """The chip in use: set_chip()'s choice, else the ``NPUSIM_SOC`` environment variable, else Ascend910; in the
+    overflow mode set_overflow_mode() chose, else ``NPUSIM_SAT_MODE``'s, else the chip's default."""
+    name = _current_name()
+    mode = _selected["overflow_mode"]
+    origin = "set_overflow_mode"
+    if mode is None and os.environ.get(overflow.ENV_VAR, "").strip():
+        origin = f"{overflow.ENV_VAR}={os.environ[overflow.ENV_VAR]}"
+        mode = overflow.parse_overflow_mode(os.environ[overflow.ENV_VAR], origin)
+    chip = get_chip(name)
+    if mode is None:
+        return chip
+    overflow.check_supported(chip.name, chip.overflow_modes, mode, origin)
+    return get_chip(name, mode)
 
 
 def _read_yaml(path: Path) -> dict:
@@ -283,9 +335,23 @@ def _isa(data: dict, path: Path, tracker: _SourceTracker) -> tuple:
     return MappingProxyType(isa), frozenset(int(m) for m in section.get("vsel_modes", [0]))
 
 
+def _numerics(data: dict, path: Path, tracker: _SourceTracker) -> tuple:
+    """(default overflow mode, supported modes) from the ``numerics`` section."""
+    section = _section(data, "numerics", path)
+    default, modes = section.get("overflow_mode"), section.get("overflow_modes")
+    if not isinstance(modes, list) or not modes or any(m not in overflow.OVERFLOW_MODES for m in modes):
+        raise ChipModelError(f"{path.name}: numerics.overflow_modes must list modes among {overflow.OVERFLOW_MODES}")
+    if default not in modes:
+        raise ChipModelError(f"{path.name}: numerics.overflow_mode {default!r} is not among overflow_modes {modes}")
+    tracker.record("numerics", "overflow_mode", section)
+    tracker.record("numerics", "overflow_modes", section)
+    return default, tuple(modes)
+
+
 def _build_chip(data: dict, path: Path) -> Chip:
     tracker = _SourceTracker(data, path)
     fields = _scalar_fields(data, path, tracker)
+    overflow_mode, overflow_modes = _numerics(data, path, tracker)
     sync = _section(data, "sync", path)
     pipes = tuple(sync.get("pipes") or ())
     if "S" not in pipes or "V" not in pipes:
@@ -312,4 +378,5 @@ def _build_chip(data: dict, path: Path) -> Chip:
         scalar_issue_cycles=float(fields["issue_cycles"]), scalar_alu_cycles=float(fields["alu_cycles"]),
         scalar_mem_cycles=float(fields["mem_cycles"]), flag_cycles=float(fields["flag_cycles"]),
         isa=isa, vsel_modes=vsel_modes, sources=MappingProxyType(dict(tracker.sources)),
+        overflow_mode=overflow_mode, overflow_modes=overflow_modes,
     )

@@ -16,6 +16,7 @@ def _chip_row(chip) -> dict:
         "clock_mhz": chip.clock_mhz, "ub_kib": chip.ub_bytes // 1024, "l1_kib": chip.l1_bytes // 1024,
         "l0a_kib": chip.l0a_bytes // 1024, "l0b_kib": chip.l0b_bytes // 1024, "l0c_kib": chip.l0c_bytes // 1024,
         "hbm_gbps": chip.hbm_gbps, "fp16_tflops": chip.peak_fp16_tflops, "event_ids": chip.event_ids,
+        "overflow_mode": chip.overflow_mode, "overflow_modes": list(chip.overflow_modes),
     }
 
 

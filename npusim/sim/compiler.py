@@ -42,8 +42,9 @@ class CompiledKernel:
 
 
 def compile_for(kernel: Kernel, chip) -> CompiledKernel:
-    """The compiled form of ``kernel`` for ``chip``, from an explicit LRU cache keyed by object identity."""
-    key = (id(kernel), chip.name)
+    """The compiled form of ``kernel`` for ``chip``, from an explicit LRU cache keyed by the kernel's identity and
+    the chip's name and overflow mode (which compiling bakes into each instruction)."""
+    key = (id(kernel), chip.name, chip.overflow_mode)
     entry = _CACHE.get(key)
     if entry is not None and entry.kernel is kernel:
         _CACHE.move_to_end(key)

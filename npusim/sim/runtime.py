@@ -71,10 +71,16 @@ class Stream:
 
 
 class Device:
-    """A simulated Ascend device: GM of the chip's HBM size, streams, kernel launches."""
+    """A simulated Ascend device: GM of the chip's HBM size, streams, kernel launches.
 
-    def __init__(self, chip=None, fill_byte: int = POISON_BYTE):
-        self.chip = current_chip() if chip is None else (chip if isinstance(chip, Chip) else get_chip(chip))
+    ``chip``: a Chip, a chip name (in its default overflow mode) or None for :func:`current_chip` (which follows
+    set_overflow_mode / NPUSIM_SAT_MODE).  ``overflow_mode``: "saturation" or "inf_nan" for this device (as CANN's
+    aclrtSetDeviceSatMode; OverflowModeError if the chip does not support it).
+    """
+
+    def __init__(self, chip=None, fill_byte: int = POISON_BYTE, *, overflow_mode: Optional[str] = None):
+        chip = current_chip() if chip is None else (chip if isinstance(chip, Chip) else get_chip(chip))
+        self.chip = chip if overflow_mode is None else chip.with_overflow_mode(overflow_mode, "Device")
         self.gm = GlobalMemory(self.chip.hbm_bytes)
         self.fill_byte = fill_byte
         self.default_stream = Stream(self)

@@ -9,8 +9,10 @@ from npusim.sim import Device, KernelBuilder, get_chip
 UB_ELEMS_F16 = 16384  # the test UB image: 32 KiB
 
 
-def run_on_ub(opcode: str, image: np.ndarray, operands: dict, chip="Ascend910", views=None, extra=None):
+def run_on_ub(opcode: str, image: np.ndarray, operands: dict, chip="Ascend910", views=None, extra=None,
+              overflow_mode=None):
     """Run one instruction on a UB holding ``image`` (any dtype, bytes copied in/out through GM); return the UB.
+    ``overflow_mode``: run the chip in that overflow mode (default: the chip's own).
 
     Tensor operands are given as element offsets (ints) into the image, or (offset, dtype) to view the UB as
     another dtype.  ``extra``: callable(kb, ub) adding instructions after the one under test.
@@ -35,7 +37,7 @@ def run_on_ub(opcode: str, image: np.ndarray, operands: dict, chip="Ascend910", 
         extra(kb, ub)
     kb.data_move(gm, ub, 0, 1, nbytes // 32, 0, 0)
     kernel = kb.build(inputs=[gm], outputs=[], check=False)
-    device = Device(chip)
+    device = Device(chip, overflow_mode=overflow_mode)
     ptr = device.to_device(image)
     record = device.run(kernel, [ptr])
     return device.from_device(ptr, image.shape, image.dtype), record

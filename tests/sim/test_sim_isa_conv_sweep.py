@@ -1,6 +1,7 @@
 """Every vconv conversion every chip model lists, bit-exact against a reference written independently of the
 simulator's rounding code: directed float rounding picks between the two neighbouring float16 values found in a
-table of all of them, integer rounding uses Python's math, int->float32 uses C's double->float conversion."""
+table of all of them, integer rounding uses Python's math, int->float32 uses C's double->float conversion.  Float
+results are IEEE, then saturated (inf -> +-max, NaN -> 0) when the chip runs in saturation mode."""
 import bisect
 import math
 import re
@@ -48,14 +49,23 @@ def _nearest(x: float, lo: float, hi: float, odd_lo: bool, ties: str) -> float:
     return hi if odd_lo else lo              # ties to even: the even neighbour
 
 
+def ref_f16_overflow(magnitude: float, negative: bool, mode: str) -> float:
+    """IEEE float16 magnitude for a value above 65504: the nearest modes overflow from 65520 (the midpoint to
+    2**16) on; a directed mode overflows only when it rounds away from zero; round-to-odd keeps 65504 (odd)."""
+    if mode in ("", "r", "a"):
+        return math.inf if magnitude >= 65520 else F16_MAX
+    away_from_zero = {"f": negative, "c": not negative, "z": False, "o": False}[mode]
+    return math.inf if away_from_zero else F16_MAX
+
+
 def ref_to_f16(x: float, mode: str) -> float:
-    """float -> float16 by mode, saturating finite overflow to +-65504 (the simulator's documented default)."""
+    """float -> float16 by mode, IEEE 754."""
     if math.isnan(x) or math.isinf(x):
         return x
     magnitude, negative = abs(x), math.copysign(1.0, x) < 0
     i = bisect.bisect_left(F16_MAGNITUDES, magnitude)
     if i == len(F16_MAGNITUDES):
-        result = F16_MAX
+        result = ref_f16_overflow(magnitude, negative, mode)
     elif F16_MAGNITUDES[i] == magnitude:
         result = magnitude
     else:
@@ -92,7 +102,12 @@ def ref_to_f32(x) -> float:
     return struct.unpack("<f", struct.pack("<f", float(x)))[0]
 
 
-def reference(values: np.ndarray, src: np.dtype, dst: np.dtype, mode: str) -> np.ndarray:
+def ref_saturate(out: np.ndarray) -> np.ndarray:
+    big = np.finfo(out.dtype).max
+    return np.where(np.isnan(out), 0, np.where(np.isinf(out), np.where(out > 0, big, -big), out)).astype(out.dtype)
+
+
+def reference(values: np.ndarray, src: np.dtype, dst: np.dtype, mode: str, saturates: bool) -> np.ndarray:
     out = np.empty(values.size, dtype=dst)
     for i, value in enumerate(values.tolist()):
         if dst.kind in "iu":
@@ -103,14 +118,15 @@ def reference(values: np.ndarray, src: np.dtype, dst: np.dtype, mode: str) -> np
             out[i] = value if not math.isfinite(value) else math.copysign(ref_round_integral(value, mode), value)
         else:
             out[i] = ref_to_f32(value)
-    return out
+    return ref_saturate(out) if saturates and dst.kind == "f" else out
 
 
-CASES = sorted({(name, key) for name in chip_names() for key in get_chip(name).isa["vconv"] if key != "deq"})
+CASES = sorted({(name, key, overflow) for name in chip_names() for key in get_chip(name).isa["vconv"]
+                for overflow in get_chip(name).overflow_modes if key != "deq"})
 
 
-@pytest.mark.parametrize("chip_name,key", CASES, ids=[f"{c}-{k}" for c, k in CASES])
-def test_every_conversion_bit_exact(chip_name, key):
+@pytest.mark.parametrize("chip_name,key,overflow", CASES, ids=[f"{c}-{k}-{o}" for c, k, o in CASES])
+def test_every_conversion_bit_exact(chip_name, key, overflow):
     src_short, dst_short, mode = KEY.match(key).groups()
     src, dst = np.dtype(SHORT[src_short]), np.dtype(SHORT[dst_short])
     lanes = 256 // max(src.itemsize, dst.itemsize)
@@ -122,9 +138,9 @@ def test_every_conversion_bit_exact(chip_name, key):
     ops = dict(mask=lanes, round_mode=mode, dst=(dst_start, dst.name), src=(0, src.name), repeat_times=repeat,
                dst_blk_stride=1, src_blk_stride=1, dst_rep_stride=lanes * dst.itemsize // 32,
                src_rep_stride=lanes * src.itemsize // 32)
-    out, _ = run_on_ub("vconv", img, ops, chip=chip_name)
+    out, _ = run_on_ub("vconv", img, ops, chip=chip_name, overflow_mode=overflow)
     got = out[16384:16384 + values.size * dst.itemsize].view(dst)
-    want = reference(values, src, dst, mode)
+    want = reference(values, src, dst, mode, overflow == "saturation")
     if dst.kind == "f":
         nan = np.isnan(want)
         assert np.array_equal(np.isnan(got), nan)

@@ -1,7 +1,8 @@
 """Vector binary instructions: ``dst = f(src0, src1)`` per active lane, in the operands' dtype.
 
 numpy's float16 arithmetic rounds each result to the nearest float16 (it computes in float32, which is exact
-enough for a single +, -, *, / of two halves), so these rows are bit-exact IEEE per instruction.
+enough for a single +, -, *, / of two halves), so these rows are bit-exact IEEE per instruction.  On a chip in
+saturation mode float results are then saturated (inf -> +-max, NaN -> 0; :mod:`npusim.sim.isa.saturate`).
 """
 from __future__ import annotations
 

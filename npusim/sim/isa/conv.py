@@ -3,6 +3,8 @@
 Lanes per repeat follow the wider operand (64 for f32<->f16, 128 for u8->f16); each operand advances by its own
 32-byte blocks, so a u8 source uses 4 blocks per repeat while its f16 destination uses 8.  The conversion key
 checked against the chip is CANN's intrinsic name, e.g. ``f322f16``, ``f162s32r``, ``f322f16o``, ``deq``.
+Float results follow the chip's overflow mode: saturated (inf -> +-max, NaN -> 0, so f32 1e6 -> f16 65504) in
+saturation mode, IEEE in inf_nan mode; float->int conversions always saturate.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from npusim.sim.expr import Const
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import check_overlap
 from npusim.sim.isa.rounding import ROUND_MODE_NAMES, convert
+from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import (VectorShape, check_static_access, check_static_overlap, lanes_for, locate,
                                    vector_operands)
@@ -65,7 +68,7 @@ def compile_vconv(instr, spec, kc: CompileContext) -> CompiledInstr:
         check_static_access(kc, (dst, src), shape.static_plans[1])
         check_static_overlap(kc, dst, (src,), shape.static_plans[1])
     src_dt, dst_dt = np_dtype(src.dtype), np_dtype(dst.dtype)
-    semantics = spec.semantics
+    semantics = saturating(spec.semantics, kc.chip, dst_dt)
     index = site.instr_index
 
     def run(ctx):
@@ -84,6 +87,6 @@ def compile_vconv(instr, spec, kc: CompileContext) -> CompiledInstr:
 
 ROWS = (
     InstrSpec("vconv", "vector_conv", OPERANDS, compile_vconv, _semantics, "vector", "vconv",
-              "dst = convert(src) with round_mode (r a f c z o); float->int saturates, f32->f16 overflow "
-              "saturates to 65504; deqscale: f16(src * deqscale)"),
+              "dst = convert(src) with round_mode (r a f c z o); float->int saturates, float results follow the "
+              "overflow mode (saturation: f32->f16 overflow gives 65504); deqscale: f16(src * deqscale)"),
 )

@@ -5,7 +5,8 @@ row-major between: ``[M1, K1, 16, K0]``; B is nZ, fractals of K0 x 16 stored col
 between: ``[K1, N1, 16, K0]``; C is zN, fractals of 16 x 16 row-major inside, column-major between:
 ``[N1, M1, 16, 16]``.  Only the first ``matrix_k`` of the K1*K0 reduction columns take part (padding is ignored);
 whole 16x16 C fractals are written.  Products accumulate in float32 (fp16 inputs) or int32 (8-bit inputs).
-``is_bias`` true adds into C's old contents.  Alignment: A and B 512 bytes, C 256 elements.
+``is_bias`` true adds into C's old contents.  Alignment: A and B 512 bytes, C 256 elements.  Float C follows the
+chip's overflow mode (saturation: inf -> +-max, NaN -> 0; inf_nan: IEEE).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import strided_plan
+from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import compile_checked, locate
 
@@ -68,6 +70,7 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
     accumulate = bool(bias.value)
     k0 = 32 // a.isz
     out_dt = np_dtype(dst.dtype)
+    semantics = saturating(spec.semantics, kc.chip, out_dt)
     index = site.instr_index
 
     def run(ctx):
@@ -81,8 +84,8 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
         c_view, c_base = locate(ctx, site, dst, dst.base, c_plan, aligned=False)
         if m and k and n:
             old = c_plan.read(c_view, c_base) if accumulate else None
-            c_plan.write(c_view, c_base, spec.semantics(a_plan.read(a_view, a_base), b_plan.read(b_view, b_base),
-                                                        old, m1, k1, n1, k0, k, accumulate, out_dt))
+            c_plan.write(c_view, c_base, semantics(a_plan.read(a_view, a_base), b_plan.read(b_view, b_base),
+                                                   old, m1, k1, n1, k0, k, accumulate, out_dt))
         ctx.append((index, (m, k, n)))
 
     static = InstrStatic(index, spec.opcode, "M", spec.cost_kind, spec.cost_key, a.dtype, text=site.text)

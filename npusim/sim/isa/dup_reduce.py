@@ -1,8 +1,9 @@
 """``vector_dup`` and the per-repeat reductions ``vcadd``, ``vcmax``, ``vcmin``.
 
 ``vcadd`` sums the active lanes of each repeat as the hardware does (CANN docs): a binary tree over adjacent
-pairs (lane 0 + lane 1, lane 2 + lane 3, ...), each level rounded to the dtype; float16 partial sums that
-overflow saturate to +-65504 instead of becoming inf.  Masked-out lanes count as 0.  ``vcmax``/``vcmin`` write a
+pairs (lane 0 + lane 1, lane 2 + lane 3, ...), each level rounded to the dtype; on a chip in saturation mode each
+level is saturated (a float16 partial sum that overflows becomes +-65504, CANN's example), in inf_nan mode the
+sums are IEEE.  Masked-out lanes count as 0.  ``vcmax``/``vcmin`` write a
 (value, index) pair per repeat: the index (lane number of the first extreme) is stored as the raw bits of an
 unsigned integer of the dtype's width.  dst_rep_stride counts whole results (1 element for vcadd, 2 for vcmax).
 """
@@ -18,6 +19,7 @@ from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import check_overlap, mask_lanes, strided_plan
+from npusim.sim.isa.saturate import saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import (VectorShape, check_static_access, compile_elementwise, compile_stride, lanes_for,
                                    locate)
@@ -35,27 +37,25 @@ def _dup(inputs, scalar, npdt):
     return scalar
 
 
-def _tree_sum(values: np.ndarray, npdt: np.dtype) -> np.ndarray:
-    """Adjacent-pair binary-tree sum along axis 1, rounding to npdt per level (float16 saturates)."""
+def _tree_sum(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
+    """Adjacent-pair binary-tree sum along axis 1, rounding to npdt per level; ``fix`` (the chip's saturation, or
+    None) is applied to every level."""
     level = values
     with np.errstate(over="ignore", invalid="ignore"):
         while level.shape[1] > 1:
             if level.shape[1] % 2:
                 level = np.concatenate([level, np.zeros((level.shape[0], 1), dtype=level.dtype)], axis=1)
-            left, right = level[:, 0::2], level[:, 1::2]
-            summed = (left + right).astype(npdt)
-            if npdt == np.float16:
-                overflow = np.isinf(summed) & np.isfinite(left) & np.isfinite(right)
-                summed = np.where(overflow, np.copysign(np.float16(65504), summed), summed)
-            level = summed
+            summed = (level[:, 0::2] + level[:, 1::2]).astype(npdt)
+            level = summed if fix is None else fix(summed)
     return level[:, 0]
 
 
-def _vcadd(grid: np.ndarray, npdt: np.dtype) -> np.ndarray:
-    return _tree_sum(grid, npdt)
+def _vcadd(grid: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
+    return _tree_sum(grid, npdt, fix)
 
 
-def _extreme(grid: np.ndarray, npdt: np.dtype, find_max: bool) -> np.ndarray:
+def _extreme(grid: np.ndarray, npdt: np.dtype, fix, find_max: bool) -> np.ndarray:
+    """(value, index) pairs; an element is selected, not computed, so ``fix`` is not applied."""
     index = np.argmax(grid, axis=1) if find_max else np.argmin(grid, axis=1)
     value = grid[np.arange(grid.shape[0]), index]
     pairs = np.empty((grid.shape[0], 2), dtype=npdt)
@@ -82,6 +82,7 @@ def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) ->
         check_static_access(kc, (src,), shape.static_plans[1])
     npdt = np_dtype(dtype)
     fill_value = npdt.type(fill(npdt))
+    fix = saturator_for(kc.chip, npdt)
     index = site.instr_index
 
     def run(ctx):
@@ -95,7 +96,7 @@ def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) ->
         grid = np.full((repeat, lanes), fill_value, dtype=npdt)
         grid[:, active] = src_plan.read(src_view, src_base).reshape(repeat, active.size)
         if repeat:
-            dst_plan.write(dst_view, dst_base, spec.semantics(grid, npdt))
+            dst_plan.write(dst_view, dst_base, spec.semantics(grid, npdt, fix))
         ctx.append((index, repeat))
 
     return CompiledInstr(InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text),
@@ -109,7 +110,8 @@ def _reduce_row(opcode: str, semantics, fill, per_repeat: int, doc: str) -> Inst
 
 ROWS = (
     InstrSpec("vector_dup", "vector_dup", DUP_OPERANDS,
-              functools.partial(compile_elementwise, srcs=(), has_scalar=True), _dup, "vector", "vector_dup",
+              functools.partial(compile_elementwise, srcs=(), has_scalar=True, computes=False), _dup, "vector",
+              "vector_dup",
               "dst = scalar (converted to dst's dtype) on every active lane"),
     _reduce_row("vcadd", _vcadd, lambda dt: 0, 1, "dst[r] = pairwise-tree sum of repeat r's active lanes"),
     _reduce_row("vcmax", functools.partial(_extreme, find_max=True),

@@ -2,13 +2,14 @@
 
 Modes: "" (none: nearest-even for narrowing floats, nearest-even for float->int as well), "r" round half to even,
 "a" round half away from zero, "f" floor, "c" ceil, "z" toward zero, "o" round to odd (float32->float16 only).
-float->int conversions saturate (NaN -> 0); float32->float16 overflow saturates to +-65504 (TIK's default).
+float->int conversions saturate (NaN -> 0).  Float results are IEEE here (float32->float16 overflow gives inf in
+the nearest modes and +-65504 where the directed mode rounds toward zero); a chip in saturation mode saturates them
+afterwards (:mod:`npusim.sim.isa.saturate`, applied by vconv), so 1e6 -> 65504 on Ascend 910.
 """
 from __future__ import annotations
 
 import numpy as np
 
-F16_MAX = 65504.0
 ROUND_MODE_NAMES = {"": "", "none": "", "r": "r", "round": "r", "rint": "r", "a": "a", "away-zero": "a",
                     "f": "f", "floor": "f", "c": "c", "ceil": "c", "ceiling": "c", "z": "z", "to-zero": "z",
                     "trunc": "z", "o": "o", "odd": "o"}
@@ -37,13 +38,11 @@ def float_to_int(values: np.ndarray, dst: np.dtype, mode: str) -> np.ndarray:
 
 
 def f32_to_f16(values: np.ndarray, mode: str) -> np.ndarray:
-    """float32 -> float16 with rounding mode; finite values that overflow saturate to +-65504."""
+    """float32 -> float16 with rounding mode, IEEE 754 (overflow gives inf or +-65504 as the mode rounds)."""
     x = values.astype(np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
         near = x.astype(np.float16)
-        result = near if mode in ("", "r") else _directed_f16(x.astype(np.float64), near, mode)
-        overflow = np.isinf(result) & np.isfinite(x)
-    return np.where(overflow, np.copysign(np.float16(F16_MAX), x).astype(np.float16), result)
+        return near if mode in ("", "r") else _directed_f16(x.astype(np.float64), near, mode)
 
 
 def _directed_f16(x64: np.ndarray, near: np.ndarray, mode: str) -> np.ndarray:
@@ -58,8 +57,8 @@ def _directed_f16(x64: np.ndarray, near: np.ndarray, mode: str) -> np.ndarray:
     toward64 = toward.astype(np.float64)
     outward = np.where(np.signbit(x64), np.float16(-np.inf), np.float16(np.inf))
     away = np.where(toward64 != x64, np.nextafter(toward, outward), toward)
-    if mode == "a":
-        return np.where(np.abs(away.astype(np.float64) - x64) <= np.abs(x64 - toward64), away, toward)
+    if mode == "a":  # nearest-even except at exact ties, which go away from zero (also: 65520 and up -> inf)
+        return np.where(np.abs(away.astype(np.float64) - x64) == np.abs(x64 - toward64), away, near)
     if mode == "o":
         odd = (toward.view(np.uint16) & 1) == 1
         return np.where((toward64 == x64) | odd, toward, away)

@@ -4,6 +4,7 @@ The scalar operand is first converted to the tensors' dtype (a float16 tensor ge
 operation runs in that dtype: ``vadds``/``vmuls``/``vmaxs``/``vmins`` round once like their binary counterparts.
 ``vaxpy`` (dst = scalar * src + dst) and ``vmla`` (dst = src0 * src1 + dst) are evaluated in float64 and rounded
 once to the dtype, i.e. as a fused multiply-add (assumption: the vector unit does not round the product).
+Float results are saturated on a chip in saturation mode (:mod:`npusim.sim.isa.saturate`).
 """
 from __future__ import annotations
 

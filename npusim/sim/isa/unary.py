@@ -2,7 +2,8 @@
 
 Transcendentals are evaluated in float64 and rounded once to the operand dtype, so float32 results are correctly
 rounded (within 1 ulp of any reference) and float16 ones are the nearest half.  Real hardware is less exact
-(TIK's manual: vrec misses by up to 0.1 % on float16); npusim gives the IEEE value.
+(TIK's manual: vrec misses by up to 0.1 % on float16); npusim gives the IEEE value, saturated (inf -> +-max,
+NaN -> 0) on a chip in saturation mode (:mod:`npusim.sim.isa.saturate`).
 """
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const, evaluator
 from npusim.sim.isa.context import CompileContext, TensorOperand
 from npusim.sim.isa.plans import REPEAT_BYTES, AccessPlan, check_accumulating_dst, check_overlap, vector_plan
+from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrStatic, OperandSpec
 from npusim.errors.sim import InvalidOperandError
 
@@ -158,9 +159,10 @@ def lanes_for(tensors) -> int:
 
 
 def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_reads: bool = False,
-                        has_scalar: bool = False) -> CompiledInstr:
+                        has_scalar: bool = False, computes: bool = True) -> CompiledInstr:
     """Compile a binary/unary/tensor-scalar/ternary/dup instruction whose row semantics is
-    ``semantics(inputs, scalar, np_dtype) -> values`` (inputs: flat source arrays, then dst's old values)."""
+    ``semantics(inputs, scalar, np_dtype) -> values`` (inputs: flat source arrays, then dst's old values).
+    ``computes``: float results are saturated on a chip in saturation mode (False for vector_dup, a move)."""
     site = kc.site
     dst = kc.tensor("dst", instr.arg("dst"), ("UB",))
     sources = tuple(kc.tensor(name, instr.arg(name), ("UB",)) for name in srcs)
@@ -177,7 +179,7 @@ def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_rea
             check_accumulating_dst(site, dst, shape.static_plans[1][0])
     npdt = np_dtype(dtype)
     scalar = _compile_scalar(kc, instr, npdt) if has_scalar else None
-    semantics = spec.semantics
+    semantics = saturating(spec.semantics, kc.chip, npdt) if computes else spec.semantics
     index = site.instr_index
     bases = [op.base for op in tensors]
 

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npusim.sim import current_chip
 from te_compat.graph import extract
 from te_compat.schedule.axes import Canon, canonicalize
 from te_compat.schedule.common import UnsupportedPattern
+from te_compat.schedule.fold import fold_constants
 from te_compat.schedule.operands import op_info
+
+# operand positions an instruction reads as a UB tensor (a constant there is filled into a buffer by vector_dup)
+_BUFFER_OPERANDS = {"unary": (0,), "vs": (0,), "cast": (0,), "logic": (0, 1), "reduce": (0,), "axpy": (0,),
+                    "sel": (0,)}
 
 @dataclass(frozen=True)
 class Analysis:
@@ -22,7 +28,8 @@ class Analysis:
     (reduce_axis is then 2; tiles are one A row and accumulate across A and C).  post: nodes computed from a
     reduce result (they run once per reduced group).  resident: some post node has the reduce axis again
     (broadcast back), so a tile must hold the whole reduce axis.  bits: cmp nodes kept as bit masks in UB.
-    pattern: the name.
+    pattern: the name.  materialized: constant nodes an instruction must read from UB (filled by vector_dup).
+    Constant-only element-wise nodes are folded into constants (:mod:`te_compat.schedule.fold`).
     """
 
     graph: object
@@ -35,21 +42,24 @@ class Analysis:
     bits: frozenset
     pattern: str
     reduce_outer: bool = False
+    materialized: frozenset = frozenset()
 
     def mask(self, index: int) -> tuple:
         return self.canon.masks[index]
 
     def is_virtual(self, index: int) -> bool:
-        """Constant tensors live nowhere (unless written out): uses fold the value in (VS ops, vector_dup)."""
-        return self.infos[index].kind == "const" and index not in self.outputs
+        """Constant tensors live nowhere (unless written out or read as a tensor): uses fold the value in (VS
+        ops, vector_dup)."""
+        return self.infos[index].kind == "const" and index not in self.outputs and index not in self.materialized
 
     def consumers(self, index: int) -> tuple:
         return tuple(n.index for n in self.graph.nodes
                      if any(o.node == index for o in self.infos[n.index].operands))
 
 
-def analyze(outs, extra_outputs=()) -> Analysis:
-    """Analyse the DSL graph of ``outs`` (plus ``extra_outputs`` tensors that must also be written)."""
+def analyze(outs, extra_outputs=(), chip=None) -> Analysis:
+    """Analyse the DSL graph of ``outs`` (plus ``extra_outputs`` tensors that must also be written); constants
+    fold with the instructions of ``chip`` (default: the current chip)."""
     tensors = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     graph = extract(tensors + [t for t in extra_outputs if not any(t.same_as(o) for o in tensors)])
     infos = {n.index: op_info(graph, n) for n in graph.nodes}
@@ -58,9 +68,11 @@ def analyze(outs, extra_outputs=()) -> Analysis:
         if infos[index].kind == "input":
             raise UnsupportedPattern(f"output {graph.nodes[index].name} is a placeholder (no computation)")
     canon = canonicalize(graph, infos)
+    infos = fold_constants(graph, infos, chip or current_chip())
+    materialized = _materialized(graph, infos, outputs)
     reduce_axis = _reduce_axis(graph, canon)
     reduce_outer = _reduce_outer(graph, canon)
-    post = _post_nodes(graph, infos, canon)
+    post = _post_nodes(graph, infos, canon, materialized)
     _check_outputs(graph, canon, outputs, post if reduce_outer else ())
     resident = reduce_axis is not None and any(canon.masks[i][reduce_axis] for i in post)
     if reduce_outer and (resident or any(canon.masks[i][0] for i in post)):
@@ -68,7 +80,25 @@ def analyze(outs, extra_outputs=()) -> Analysis:
     bits = _bit_nodes(graph, infos, outputs)
     pattern = _pattern(graph, infos, canon, reduce_axis, resident)
     return Analysis(graph, outputs, infos, canon, reduce_axis, frozenset(post), resident, bits, pattern,
-                    reduce_outer)
+                    reduce_outer, materialized)
+
+
+def _materialized(graph, infos: dict, outputs: tuple) -> frozenset:
+    """Constant nodes some instruction reads as a UB tensor (a cast, unary or reduce input, a select condition,
+    one side of a binary op whose both sides stayed constant)."""
+    def virtual(operand) -> bool:
+        return operand.is_const or (infos[operand.node].kind == "const" and operand.node not in outputs)
+    chosen = set()
+    for node in graph.nodes:
+        info = infos[node.index]
+        positions = _BUFFER_OPERANDS.get(info.kind, ())
+        if info.kind == "binary" and all(virtual(o) for o in info.operands):
+            positions = tuple(p for p, o in enumerate(info.operands) if not o.is_const)[:1]
+        for position in positions[:len(info.operands)]:
+            operand = info.operands[position]
+            if not operand.is_const and infos[operand.node].kind == "const":
+                chosen.add(operand.node)
+    return frozenset(chosen - set(outputs))
 
 
 def _reduce_axis(graph, canon: Canon):
@@ -97,7 +127,7 @@ def _check_outputs(graph, canon: Canon, outputs: tuple, reduced_results=()) -> N
                 raise UnsupportedPattern(f"output {graph.nodes[index].name} does not span the outer axis")
 
 
-def _post_nodes(graph, infos: dict, canon: Canon) -> set:
+def _post_nodes(graph, infos: dict, canon: Canon, materialized: frozenset) -> set:
     post: set = set()
     for node in graph.nodes:
         info = infos[node.index]
@@ -105,6 +135,10 @@ def _post_nodes(graph, infos: dict, canon: Canon) -> set:
             post.add(node.index)
         elif any(o.node in post for o in info.operands if not o.is_const):
             post.add(node.index)
+    for index in materialized:      # a constant read only after the reduce is filled in the group stage
+        users = [n.index for n in graph.nodes if any(o.node == index for o in infos[n.index].operands)]
+        if users and all(u in post and infos[u].kind != "reduce" for u in users):
+            post.add(index)
     return post
 
 

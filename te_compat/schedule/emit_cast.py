@@ -11,7 +11,7 @@ from __future__ import annotations
 from te_compat.schedule import vec
 from te_compat.schedule.common import REPEAT_BYTES, UnsupportedPattern
 from te_compat.schedule.emit_cmpsel import bits_to_values
-from te_compat.schedule.env import NodeEnv, PlanEnv, same_buffer
+from te_compat.schedule.env import ConstArg, NodeEnv, PlanEnv, same_buffer
 from te_compat.schedule.layout import buffer_bytes
 from te_compat.schedule.vec import Loc
 
@@ -24,7 +24,7 @@ def conv_key(src: str, dst: str, mode: str) -> str:
     return f"{SHORT[src]}2{SHORT[dst]}{mode}"
 
 
-def _is_deq(chip, step: tuple) -> bool:
+def is_deq(chip, step: tuple) -> bool:
     """int32 -> float16 without an s322f16 form: the dequantising vconv with scale 1.0 (CANN's "deq")."""
     src, dst, mode = step
     return (src, dst) == ("int32", "float16") and not chip.supports("vconv", conv_key(*step)) and \
@@ -32,7 +32,7 @@ def _is_deq(chip, step: tuple) -> bool:
 
 
 def _step_supported(chip, step: tuple) -> bool:
-    return chip.supports("vconv", conv_key(*step)) or _is_deq(chip, step)
+    return chip.supports("vconv", conv_key(*step)) or is_deq(chip, step)
 
 
 def conversion_steps(chip, src: str, dst: str, mode: str) -> list:
@@ -93,6 +93,8 @@ def emit(env: NodeEnv) -> None:
         bits_to_values(em, env.args[0], stage, n, env.temps[0], env.temps[1])
         run_steps(em, conversion_steps(em.chip, first, dst, env.info.op), stage, out, n, env.temps[3:])
         return
+    if isinstance(env.args[0], ConstArg):      # folded or materialized by the analysis; never expected here
+        raise env.fail("a constant source (no UB tensor to convert)")
     source = Loc(env.args[0], 0, "uint8" if src == "bool" else src)
     if src == dst or (src == "bool" and dst == "uint8"):
         if not same_buffer(env.args[0], env.out):
@@ -111,7 +113,7 @@ def run_steps(em, steps: list, src: Loc, dst: Loc, n: int, temps: tuple) -> None
     current = src
     for i, (_, to, mode) in enumerate(steps):
         target = dst if i == len(steps) - 1 else Loc(temps[i], 0, to)
-        if _is_deq(em.chip, steps[i]):
+        if is_deq(em.chip, steps[i]):
             vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode, deqscale=1.0)
         else:
             vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode)

@@ -3,7 +3,9 @@
 Each maps to one vector instruction over the whole tile (a few when repeats exceed 255).  A constant operand
 folds into the VS form when one exists for the op and dtype (x - c becomes vadds(x, -c), exactly the same IEEE
 operation), otherwise it is duplicated into a temporary with vector_dup.  Bitwise ops run on 16-bit views;
-relu without vrelu for the dtype is vmaxs(x, 0).
+relu without vrelu for the dtype is vmaxs(x, 0).  Ops whose operands are all constants never get here: the
+analysis folds them into one constant (:mod:`te_compat.schedule.fold`), and a constant an instruction must read
+as a tensor is filled into UB first (``Analysis.materialized``).
 """
 from __future__ import annotations
 

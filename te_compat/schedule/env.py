@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from te_compat.schedule.common import UnsupportedPattern
+from te_compat.schedule.operands import operand_dtype
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,8 @@ class PlanEnv:
         return self.layouts[self.index]
 
     def operand_dtype(self, position: int) -> str:
-        operand = self.info.operands[position]
-        if operand.is_const:
-            return self.node.dtype
-        return self.an.graph.nodes[operand.node].dtype
+        """The dtype operand ``position`` is read in (an immediate takes the dtype the op computes in)."""
+        return operand_dtype(self.an.graph, self.an.infos, self.index, position)
 
     def is_const(self, position: int) -> bool:
         operand = self.info.operands[position]

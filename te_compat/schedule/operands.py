@@ -41,6 +41,25 @@ class OpInfo:
     keepdims: bool = False
 
 
+def operand_dtype(graph, infos: dict, index: int, position: int) -> str:
+    """The dtype operand ``position`` of node ``index`` is read in: its node's dtype, or for an immediate the
+    dtype the op computes in (a compare's other operand, else the node's own dtype)."""
+    operands = infos[index].operands
+    operand = operands[position]
+    if not operand.is_const:
+        return graph.nodes[operand.node].dtype
+    if infos[index].kind == "cmp":
+        other = operands[1 - position]
+        if not other.is_const:
+            return graph.nodes[other.node].dtype
+        return _immediate_dtype(operand.value)
+    return graph.nodes[index].dtype
+
+
+def _immediate_dtype(value) -> str:
+    return "float32" if isinstance(value, float) else "int32"
+
+
 def op_info(graph, node) -> OpInfo:
     """The OpInfo of one graph node (raises UnsupportedPattern for tags with no vector mapping)."""
     if node.is_placeholder:

@@ -36,8 +36,9 @@ class NpuSchedule:
         self.plan = None
         self._lowered = None
         self.fallback_reason = None
+        self._analysis_chip = current_chip()
         try:
-            self._analysis = analyze(self.outputs)
+            self._analysis = analyze(self.outputs, chip=self._analysis_chip)
             self.classification = self._analysis.pattern
         except UnsupportedPattern as exc:
             self._analysis = None
@@ -61,8 +62,10 @@ class NpuSchedule:
     def _lower_vector(self, tensor_list: list, name: str):
         extra = [t for t in tensor_list if type(t.op).__name__ != "PlaceholderOp"
                  and not any(t.same_as(o) for o in self.outputs)]
-        an = analyze(self.outputs, extra) if extra else self._analysis
         chip = current_chip()
+        # constants fold with the chip's instructions: a chip changed since auto_schedule needs a fresh analysis
+        stale = chip is not self._analysis_chip and chip != self._analysis_chip
+        an = analyze(self.outputs, extra, chip) if extra or stale else self._analysis
         try:
             return self._write(an, chip, tensor_list, name, 0)
         except NeedScratch:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from te_compat.schedule.common import (BLOCK_BYTES, MAX_REPEAT, MAX_STRIDE, UnsupportedPattern, ceil_div,
                                        itemsize, lanes_of)
+from te_compat.schedule.env import ConstArg
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class Loc:
         return self.dtype or self.buf.dtype
 
     def ref(self, extra=0):
+        if isinstance(self.buf, ConstArg):
+            raise UnsupportedPattern(f"a constant ({self.buf.value!r}) where the instruction reads a UB tensor")
         return self.buf.at(_add(self.k, extra), self.dt)
 
     def shift(self, extra) -> "Loc":

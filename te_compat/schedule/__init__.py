@@ -6,7 +6,8 @@ double-buffered kernel of AI-core vector instructions.
 
 Modules: operands / axes / classify (graph analysis), tiling + alloc (block split, UB tiles, buffer plan),
 pipeline (loop nest, ping-pong, flags), emit_* (instructions per node kind), vec (vector instruction helpers),
-atomic + emit_atomic (sums split over the reduce axis, the blocks meeting in GM through atomic adds).
+atomic + emit_atomic (sums split over the reduce axis, the blocks meeting in GM through atomic adds),
+multipass + emit_multipass (norms whose reduced row exceeds UB: the row streamed from GM once per reduce level).
 """
 from te_compat.schedule.schedule import NpuSchedule, auto_schedule
 

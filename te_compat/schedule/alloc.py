@@ -74,14 +74,17 @@ class Stage:
 
 
 def plan_stage(an, stage: Stage, layouts: dict, chip, preset: dict = None) -> StagePlan:
-    """Assign buffers for ``stage``; ``preset`` holds regions fixed elsewhere (the accumulators)."""
+    """Assign buffers for ``stage``; ``preset`` holds regions fixed elsewhere (accumulators, per-row values):
+    those in this stage's arena are reserved, and a computed node with a preset region writes it (never freed)."""
     from te_compat.schedule.temps import temp_bytes
     fit = _FirstFit(stage.name)
     plan = StagePlan()
-    for index, region in (preset or {}).items():
-        fit.used.append((region.offset, region.nbytes))
-        fit.used.sort()
-        fit.peak = max(fit.peak, region.offset + region.nbytes)
+    preset = preset or {}
+    for index, region in preset.items():
+        if region.arena == stage.name:
+            fit.used.append((region.offset, region.nbytes))
+            fit.used.sort()
+            fit.peak = max(fit.peak, region.offset + region.nbytes)
         plan.values[index] = region
     for index in stage.loads:
         plan.values[index] = fit.alloc(_value_bytes(an, index, layouts))
@@ -92,13 +95,14 @@ def plan_stage(an, stage: Stage, layouts: dict, chip, preset: dict = None) -> St
         plan.dying[index] = frozenset(dying)
         temps = tuple(fit.alloc(n) for n in temp_bytes(an, index, layouts, chip, set(dying)))
         plan.temps[index] = temps
-        plan.values[index] = _take_or_alloc(an, index, layouts, plan, fit, dying)
+        fixed = index in preset
+        plan.values[index] = preset[index] if fixed else _take_or_alloc(an, index, layouts, plan, fit, dying)
         for region in temps:
             fit.free(region)
         for operand in set(dying):
             if plan.values[operand] is not plan.values[index]:
                 fit.free(plan.values[operand])
-        if index not in last_use and index not in stage.outputs:
+        if index not in last_use and index not in stage.outputs and not fixed:
             fit.free(plan.values[index])
     _plan_bit_outputs(an, stage, layouts, plan, fit)
     plan.peak = fit.peak

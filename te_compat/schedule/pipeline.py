@@ -9,11 +9,12 @@ FREE is MTE3->MTE2 when tiles store outputs, V->MTE2 when they only feed accumul
 reduce axis is the innermost loop (A then C when both are reduced); around it the group stage initialises
 accumulators, then after the last tile loads group inputs, computes the post-reduce nodes and stores the group's
 outputs.  When blocks split the reduce axis (an atomic plan), the group end adds the block's partial results
-into GM instead (:mod:`te_compat.schedule.emit_atomic`).
+into GM instead (:mod:`te_compat.schedule.emit_atomic`).  A multi-pass plan runs the tile loop once per pass
+inside the group (:mod:`te_compat.schedule.emit_multipass`); FREE follows the pass (switched between passes).
 """
 from __future__ import annotations
 
-from te_compat.schedule import emit_atomic
+from te_compat.schedule import emit_atomic, emit_multipass
 from te_compat.schedule.common import ceil_div, round_up
 from te_compat.schedule.emit_cmpsel import bits_to_bytes
 from te_compat.schedule.emit_moves import load_tile, store_tile
@@ -36,8 +37,8 @@ class Nest:
             self.order = [a for a in range(3) if a != an.reduce_axis] + (
                 [an.reduce_axis] if an.reduce_axis is not None else [])
             self.group_axis = an.reduce_axis
-        stage = sched.tile_stage
-        self.free = ("MTE3", "MTE2") if stage.outputs else ("V", "MTE2")
+        self.stage, self.plan = sched.tile_stage, sched.tile_plan
+        self.free = _free_of(self.stage)
 
     # -- whole kernel -------------------------------------------------------------------------------------------
     def emit(self) -> None:
@@ -96,15 +97,32 @@ class Nest:
             return
         axis = self.order[level]
         grouped = self.sched.accumulate and axis == self.group_axis
+        if grouped and self.sched.multipass is not None:
+            emit_multipass.group(self, level, axis, origin, sizes, slot)
+            return
         if grouped:
-            self._group_begin(sizes)
+            self.group_begin(sizes)
+        self.tiles(level, axis, origin, sizes, slot)
+        if grouped:
+            self._group_end(origin, sizes)
+
+    def tiles(self, level: int, axis: int, origin: list, sizes: list, slot: int) -> None:
+        """The tiles along ``axis`` (level ``level`` of the nest), ping-pong when it is the ping-pong level."""
         (count, size, base), tail = self.plans[level]
         if level == self.pingpong:
             self._pingpong(level, axis, origin, sizes, count, size, base, tail)
         else:
             self._sequential(level, axis, origin, sizes, count, size, base, tail, slot)
-        if grouped:
-            self._group_end(origin, sizes)
+
+    def use_stage(self, stage, plan) -> None:
+        """Run the following tiles as ``stage`` with ``plan`` (a multi-pass plan's next pass); when the pass
+        frees its slots from another pipe, each slot's FREE flag moves over (wait the old, set the new)."""
+        free = _free_of(stage)
+        if free != self.free:
+            for slot in (0, 1):
+                self.em.wait_flag(*self.free, slot)
+                self.em.set_flag(*free, slot)
+        self.stage, self.plan, self.free = stage, plan, free
 
     def _child(self, level, axis, origin, sizes, start, size, slot) -> None:
         origin, sizes = list(origin), list(sizes)
@@ -140,7 +158,7 @@ class Nest:
         return {n.index: layout_of(self.an.mask(n.index), tile, self.sched.unit) for n in self.an.graph.nodes}
 
     def _tile(self, origin: list, sizes: list, slot: int) -> None:
-        em, stage, plan = self.em, self.sched.tile_stage, self.sched.tile_plan
+        em, stage, plan = self.em, self.stage, self.plan
         layouts = self._layouts(sizes)
         em.wait_flag(*self.free, slot)
         for index in stage.loads:
@@ -200,7 +218,8 @@ class Nest:
         bits_to_bytes(em, bits, Loc(out, 0, "uint8"), layouts[index].flat, Loc(half, 0, "float16"), ones, zeros)
 
     # -- accumulate mode: the per-group stage -------------------------------------------------------------------
-    def _group_begin(self, sizes: list) -> None:
+    def group_begin(self, sizes: list) -> None:
+        """Wait until the previous group's stores left the group arena; accumulators := identities."""
         em = self.em
         layouts = self._layouts(sizes)
         em.wait_flag("MTE3", "V", EVENT_GROUP)
@@ -228,6 +247,11 @@ class Nest:
             self._compute(plan, index, layouts, 0)
         em.set_flag("V", "MTE2", EVENT_MISC)
         self._store(plan, stage.outputs, layouts, origin, 0, EVENT_GROUP)
+
+
+def _free_of(stage) -> tuple:
+    """The flag that frees a tile slot: MTE3 -> MTE2 when the stage stores, else V -> MTE2."""
+    return ("MTE3", "MTE2") if stage.outputs else ("V", "MTE2")
 
 
 def _plus(a, b):

@@ -5,8 +5,9 @@ most the chip's cores, each range a whole number of 32-byte runs of every output
 Tiles: inside a block, the largest tile whose buffers (double-buffered) fit UB: whole (B, C) slabs over several
 A, else runs of B rows, else column chunks of rows too long for UB.  A tile that splits the reduce axis makes the
 kernel accumulate across tiles (always when A is reduced too: tiles are then one A row each); a graph that
-broadcasts a reduce result back needs the whole reduce axis in one tile.  A sum whose kept part gives the cores
-too little work splits the reduce axis itself over the blocks, which meet through atomic adds
+broadcasts a reduce result back keeps the whole reduce axis in one tile, or, when one row of it does not fit,
+streams the row several times in chunks (:mod:`te_compat.schedule.multipass`).  A sum whose kept part gives the
+cores too little work splits the reduce axis itself over the blocks, which meet through atomic adds
 (:mod:`te_compat.schedule.atomic`).
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
-from te_compat.schedule import atomic
+from te_compat.schedule import atomic, multipass
 from te_compat.schedule.alloc import Region, Stage, StagePlan, plan_stage
 from te_compat.schedule.common import BLOCK_BYTES, UnsupportedPattern, ceil_div, itemsize, lcm, per_block, \
     round_up
@@ -38,8 +39,9 @@ class BlockSplit:
 
 @dataclass(frozen=True)
 class Schedule:
-    """The full plan: block split, tile, accumulate mode, row pitch unit, stages and their buffer plans, and the
-    atomic plan (:mod:`te_compat.schedule.atomic`) when blocks split the reduce axis."""
+    """The full plan: block split, tile, accumulate mode, row pitch unit, stages and their buffer plans, the
+    atomic plan (:mod:`te_compat.schedule.atomic`) when blocks split the reduce axis, and the multi-pass plan
+    (:mod:`te_compat.schedule.multipass`) of a norm whose row does not fit UB."""
 
     split: BlockSplit
     tile: Tile
@@ -54,6 +56,7 @@ class Schedule:
     arena_bytes: dict
     aligns: tuple
     atomic: object = None
+    multipass: object = None
 
 
 def choose(an, chip, misc_bytes: int = MISC_BYTES) -> Schedule:
@@ -69,6 +72,9 @@ def choose(an, chip, misc_bytes: int = MISC_BYTES) -> Schedule:
     if split.axis is not None:
         extents[split.axis] = split.per_block
     tile = _search(an, chip, unit, tuple(extents), misc_bytes)
+    if tile is None:
+        return _finish_multipass(an, chip, unit, split, _chunk_tile(an, chip, unit, extents, misc_bytes),
+                                 misc_bytes)
     return _finish(an, chip, unit, split, tile, misc_bytes)
 
 
@@ -129,7 +135,8 @@ def tile_align(an, axis: int) -> int:
 
 
 # -- tiles --------------------------------------------------------------------------------------------------------
-def _search(an, chip, unit: int, ext: tuple, misc_bytes: int) -> Tile:
+def _search(an, chip, unit: int, ext: tuple, misc_bytes: int):
+    """The regular tile, or None for a norm whose reduce axis does not fit UB whole (the multi-pass plan)."""
     full = an.canon.extents
     fits = lambda tile: _usage(an, chip, unit, tile) + misc_bytes <= chip.ub_bytes
     ra = an.reduce_axis
@@ -146,7 +153,7 @@ def _search(an, chip, unit: int, ext: tuple, misc_bytes: int) -> Tile:
         aligned = _aligned_columns(an, fits, unit, ext, align)      # whole output blocks beat whole rows
         return aligned or Tile(1, rows, ext[2])
     if ra == 2 and an.resident:
-        raise UnsupportedPattern(f"one row of {ext[2]} elements (a reduce broadcast back) exceeds UB")
+        return None
     return _column_tile(an, fits, unit, ext, whole_b)
 
 
@@ -159,18 +166,18 @@ def _aligned_columns(an, fits, unit: int, ext: tuple, rows: int):
     return Tile(1, rows, _largest(lambda v: fits(Tile(1, rows, v)), ext[2], step))
 
 
-def _column_tile(an, fits, unit: int, ext: tuple, whole_b: bool) -> Tile:
-    """Rows cut into column chunks (a multiple of the block unit wide); all B rows when ``whole_b``."""
+def _column_tile(an, fits, unit: int, ext: tuple, whole_b: bool):
+    """Rows cut into column chunks (a multiple of the block unit wide); all B rows when ``whole_b`` (None when
+    those do not fit: the multi-pass plan)."""
     rows = ext[1] if whole_b else min(ext[1], 32)
     step = max(unit, tile_align(an, 2))
     while rows >= 1:
         if fits(Tile(1, rows, min(step, ext[2]))):
             return Tile(1, rows, _largest(lambda v: fits(Tile(1, rows, v)), ext[2], step))
         if whole_b:
-            break
+            return None
         rows //= 2
-    what = f"{ext[1]} rows of a reduce broadcast back" if whole_b else "one block of every tensor"
-    raise UnsupportedPattern(f"not even {what} fits UB")
+    raise UnsupportedPattern("not even one block of every tensor fits UB")
 
 
 def _largest(fits, limit: int, align: int) -> int:
@@ -237,7 +244,38 @@ def _finish(an, chip, unit: int, split: BlockSplit, tile: Tile, misc_bytes: int,
               "misc": misc_bytes}
     if atomic_plan is not None:
         arenas["atomic"] = atomic.arena_bytes(an, atomic_plan, unit)
-    aligns = tuple(unit if axis == an.reduce_axis == 2 else (1 if axis == an.reduce_axis else tile_align(an, axis))
-                   for axis in range(3))
     return Schedule(split, tile, accumulate, unit, layouts, tile_stage, group_stage, tile_plan, group_plan, accs,
-                    arenas, aligns, atomic_plan)
+                    arenas, _aligns(an, unit), atomic_plan)
+
+
+def _aligns(an, unit: int) -> tuple:
+    return tuple(unit if axis == an.reduce_axis == 2 else (1 if axis == an.reduce_axis else tile_align(an, axis))
+                 for axis in range(3))
+
+
+# -- norms whose row does not fit UB ------------------------------------------------------------------------------
+CHUNK_COLUMNS = 128      # columns of a multi-pass tile whose reduce axis is B (rows of the tile run along B)
+
+
+def _chunk_tile(an, chip, unit: int, ext: list, misc_bytes: int) -> Tile:
+    """The largest chunk of the reduce axis whose multi-pass buffers fit UB (see _search)."""
+    fits = lambda tile: multipass.usage_bytes(multipass.plan(an, chip, unit, tile)[0]) + misc_bytes <= chip.ub_bytes
+    if an.reduce_axis == 2:
+        step = max(unit, tile_align(an, 2))
+        if not fits(Tile(1, 1, min(step, ext[2]))):
+            raise UnsupportedPattern(f"not even {step} elements of a norm's {ext[2]}-element rows fit UB")
+        return Tile(1, 1, _largest(lambda v: fits(Tile(1, 1, v)), ext[2], step))
+    step = max(unit, tile_align(an, 2))
+    for columns in (min(ext[2], round_up(CHUNK_COLUMNS, step)), min(ext[2], step)):
+        if fits(Tile(1, 1, columns)):
+            return Tile(1, _largest(lambda v: fits(Tile(1, v, columns)), ext[1], 1), columns)
+    raise UnsupportedPattern(f"not even one row of {min(ext[2], step)} columns of a norm fits UB")
+
+
+def _finish_multipass(an, chip, unit: int, split: BlockSplit, tile: Tile, misc_bytes: int) -> Schedule:
+    mp, layouts, accs = multipass.plan(an, chip, unit, tile)
+    peak = mp.tile_peak
+    arenas = {"tile0": peak, "tile1": peak, "group": mp.group_plan.peak, "misc": misc_bytes}
+    first = mp.passes[0]
+    return Schedule(split, tile, True, unit, layouts, first.stage, mp.group_stage, first.plan, mp.group_plan, accs,
+                    arenas, _aligns(an, unit), None, mp)

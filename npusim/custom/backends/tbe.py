@@ -100,9 +100,10 @@ class TbeBackend(Backend):
         from npusim.sim import current_chip
         arrays = [np.asarray(a) for a in inputs]
         arrays = [a.view(np.int8) if a.dtype == np.bool_ else a for a in arrays]
+        chip = current_chip()  # its overflow mode too: constants fold with the chip's saturation
         key = (self.source_digest, tuple((a.shape, a.dtype.name) for a in arrays),
                tuple(tuple(int(d) for d in s) for s in out_shapes), tuple(out_dtypes), attrs.names,
-               repr(attrs.values), current_chip().name)
+               repr(attrs.values), chip.name, chip.overflow_mode)
         built = _BUILT.get(key)
         if built is None:
             built = self._obtain(key, arrays, attrs, out_shapes, out_dtypes)

@@ -101,17 +101,22 @@ def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: i
         template[slots.slot(name)] = value
     block_slot = slots.slot("block_idx")
     blocks = []
-    with np.errstate(all="ignore"):
-        for block in order:
-            core = block % num_cores
-            memory = cores.get(core)
-            if memory is None:
-                memory = cores[core] = CoreMemory(compiled.chip, fill_byte)
-                views = dict(gm_views)
-                views.update({key: memory.view(*key) for key in local_keys})
-                views_by_core[core] = views
-            blocks.append(_run_block(compiled, block, core, memory, views_by_core[core], gm_hi, template,
-                                     block_slot))
+    try:
+        with np.errstate(all="ignore"):
+            for block in order:
+                core = block % num_cores
+                memory = cores.get(core)
+                if memory is None:
+                    memory = cores[core] = CoreMemory(compiled.chip, fill_byte)
+                    views = dict(gm_views)
+                    views.update({key: memory.view(*key) for key in local_keys})
+                    views_by_core[core] = views
+                blocks.append(_run_block(compiled, block, core, memory, views_by_core[core], gm_hi, template,
+                                         block_slot))
+    finally:
+        views_by_core.clear()
+        for memory in cores.values():
+            memory.release()
     blocks.sort(key=lambda b: b.block)
     return Trace(compiled.kernel.name, compiled.chip.name, block_dim, num_cores, compiled.statics, tuple(blocks),
                  dict(compiled.scope_high_water), time.perf_counter() - start)

@@ -3,7 +3,9 @@
 GM allocations are numpy byte arrays rounded up to 32 bytes; a :class:`DevicePtr` is (allocation id, byte
 offset), so pointer arithmetic never leaves its allocation unnoticed.  Local scopes are byte arenas sized from
 the chip, created on first use and filled with a poison byte (0xFF: float NaN, integer -1) so reads of data no
-instruction wrote stand out; typed views of an arena are cached per dtype.
+instruction wrote stand out; typed views of an arena are cached per dtype.  When a launch ends its arenas go back
+to a small pool and the next launch refills them with poison (cheaper than fresh pages: a 1 MiB L1 arena costs
+page faults every launch otherwise).
 """
 from __future__ import annotations
 
@@ -17,6 +19,33 @@ from npusim.sim.dtypes import np_dtype
 
 GM_ALIGN_BYTES = 32
 POISON_BYTE = 0xFF
+ARENA_POOL_LIMIT_BYTES = 64 << 20   # local arenas kept for reuse between launches
+
+
+class _ArenaPool:
+    """Byte arenas of finished launches, by size, up to ARENA_POOL_LIMIT_BYTES in all (thread-safe enough: list
+    pop/append are atomic in CPython, and the byte count is only a bound)."""
+
+    def __init__(self):
+        self._free: dict = {}
+        self.held_bytes = 0
+
+    def take(self, size_bytes: int, fill_byte: int) -> np.ndarray:
+        try:
+            arena = self._free.get(size_bytes, []).pop()
+        except IndexError:
+            return np.full(size_bytes, fill_byte, dtype=np.uint8)
+        self.held_bytes -= size_bytes
+        arena.fill(fill_byte)
+        return arena
+
+    def give(self, arena: np.ndarray) -> None:
+        if self.held_bytes + arena.size <= ARENA_POOL_LIMIT_BYTES:
+            self.held_bytes += arena.size
+            self._free.setdefault(arena.size, []).append(arena)
+
+
+_POOL = _ArenaPool()
 
 
 @dataclass(frozen=True)
@@ -109,9 +138,15 @@ class CoreMemory:
     def arena(self, scope: str) -> np.ndarray:
         arena = self._arenas.get(scope)
         if arena is None:
-            arena = np.full(self.chip.scope_bytes(scope), self.fill_byte, dtype=np.uint8)
+            arena = _POOL.take(self.chip.scope_bytes(scope), self.fill_byte)
             self._arenas[scope] = arena
         return arena
+
+    def release(self) -> None:
+        """Hand the arenas back to the pool; this core memory (and every view of it) must not be used again."""
+        arenas, self._arenas, self._views = self._arenas, {}, {}
+        for arena in arenas.values():
+            _POOL.give(arena)
 
     def view(self, scope: str, dtype: str) -> np.ndarray:
         """The whole scope as a 1-D array of ``dtype``."""

@@ -215,3 +215,25 @@ def test_table_has_the_issue_columns_and_ub_high_water_mark():
     assert row["ub_bytes"] == 2048 and row["block_dim"] == 4
     assert row["cycles"] == record.cost.total_cycles and row["time_us"] == pytest.approx(row["cycles"] / 1000.0)
     assert set(row["utilisation"]) == set(record.chip.pipes)
+
+
+def test_every_launch_starts_with_poisoned_local_memory():
+    """Local arenas are reused between launches; each launch still sees the poison byte, never the last data."""
+    def kernel(write: bool):
+        kb = KernelBuilder("ub_probe", block_dim=1)
+        src = kb.tensor("float16", (128,), "GM", "src")
+        dst = kb.tensor("float16", (128,), "GM", "dst")
+        ub = kb.tensor("float16", (128,), "UB", "ub")
+        if write:
+            kb.data_move(ub, src, 0, 1, 8, 0, 0)
+        kb.data_move(dst, ub, 0, 1, 8, 0, 0)
+        return kb.build(inputs=[src], outputs=[dst])
+
+    dev = Device("Ascend910")
+    src = dev.to_device(np.arange(128, dtype=np.float16))
+    dst = dev.malloc(256)
+    for _ in range(3):
+        dev.run(kernel(True), [src, dst])
+        assert np.array_equal(dev.from_device(dst, (128,), np.float16), np.arange(128, dtype=np.float16))
+        dev.run(kernel(False), [src, dst])
+        assert np.all(dev.from_device(dst, (128,), np.uint16) == 0xFFFF)

@@ -72,10 +72,15 @@ def bench_cache_hits(builds: int) -> tuple[float, float, float]:
     op(Tensor(arrays[0]), Tensor(arrays[1]))  # builds once
     built = next(iter(tbe_backend._BUILT.values()))
     call_ms = median_ms(lambda i: op(Tensor(arrays[0]), Tensor(arrays[1])), builds)
-    launch_ms = median_ms(lambda i: op.backend.launch(arrays, CallAttrs(), [(64,)], ["float16"]), builds)
-    run_ms = median_ms(lambda i: built.run(*arrays), builds)
     disk_ms = median_ms(lambda i: load_built(built.json_path), builds)
-    return call_ms, disk_ms, max(launch_ms - run_ms, 0.0)
+    # the hit itself: the launch with the kernel run replaced by its (precomputed) outputs
+    outputs = built.run(*arrays)
+    built.run = lambda *_: outputs
+    try:
+        hit_ms = median_ms(lambda i: op.backend.launch(arrays, CallAttrs(), [(64,)], ["float16"]), builds)
+    finally:
+        del built.run
+    return call_ms, disk_ms, hit_ms
 
 
 def build_vadd_from_dicts(a: dict, out: dict, kernel_name: str) -> None:
@@ -137,7 +142,7 @@ def main() -> int:
         print(f"build of an element-wise op (vadd, 4096 fp16): {build_ms:.2f} ms (target <= 20 ms)")
         call_ms, disk_ms, memory_ms = bench_cache_hits(args.builds)
         ok &= disk_ms <= 1 and memory_ms <= 1
-        print(f"cache hit: in-memory (Custom tbe launch minus the kernel run) {memory_ms * 1e3:.1f} us, "
+        print(f"cache hit: in-memory (Custom tbe launch with the kernel run taken out) {memory_ms * 1e3:.1f} us, "
               f"kernel_meta load from disk {disk_ms:.3f} ms (target <= 1 ms); whole cached Custom call on 64 "
               f"elements {call_ms:.3f} ms")
         res = bench_vadd(args.elements)

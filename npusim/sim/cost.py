@@ -167,7 +167,8 @@ class _CoreSim:
         if not waiting:
             raise self._hang(static, record)
         begin = max(s_time, waiting.popleft())
-        self.intervals["S"].append((s_time, begin + self.chip.flag_cycles, static.index))
+        # S stalls until the flag arrives; only the wait instruction itself counts as S work
+        self.intervals["S"].append((begin, begin + self.chip.flag_cycles, static.index))
         return begin + self.chip.flag_cycles
 
     def _raise_flag(self, key: tuple, when: float) -> None:

@@ -182,3 +182,21 @@ def test_barrier_on_one_pipe_waits_for_its_completions():
     with_barrier = dev.run(kb.build(), [dev.malloc(16384)]).cost.total_cycles
     one = 327 + 8192 / 42
     assert abs(with_barrier - (2 + 2 * one)) <= 3      # the second move starts after the first completes
+
+
+def test_scalar_pipe_stalled_on_a_flag_counts_as_idle():
+    """S waiting in wait_flag(MTE2, S) until a long transfer lands is stalled, not busy: the transfer's pipe stays
+    the bottleneck and S's busy time is only its own instructions."""
+    kb = KernelBuilder("stall")
+    gm = kb.tensor("float16", (16384,), "GM", "gm")
+    ub = kb.tensor("float16", (16384,), "UB", "ub")
+    kb.data_move(ub, gm, 0, 1, 1024, 0, 0)
+    kb.set_flag("MTE2", "S", 0)
+    kb.wait_flag("MTE2", "S", 0)
+    kernel = kb.build()
+    dev = Device("Ascend910")
+    cost = dev.run(kernel, [dev.malloc(32768)]).cost
+    move = 327 + 32768 / 42
+    assert cost.total_cycles >= move
+    assert cost.busy_cycles("S") <= 5
+    assert cost.bottleneck_pipe == "MTE2"

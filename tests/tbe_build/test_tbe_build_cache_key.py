@@ -126,3 +126,57 @@ def test_library_modules_do_not_enter_the_key():
     func = make_scale([1.0])
     files = user_module_files(func)
     assert all("site-packages" not in f and "/npusim/" not in f and "/te_compat/" not in f for f in files)
+
+
+def test_partials_bound_methods_and_objects_count_by_content():
+    import functools
+
+    def impl(x, y, value=1.0, kernel_name="k"):
+        return value
+
+    class Op:
+        def __init__(self, value):
+            self.value = value
+
+        def impl(self, x, y, kernel_name="k"):
+            return self.value
+
+    class Cfg:
+        __slots__ = ("value",)
+
+        def __init__(self, value):
+            self.value = value
+
+    def closing_over(cfg):
+        def impl_cfg(x, y, kernel_name="k"):
+            return cfg.value
+        return impl_cfg
+
+    assert source_digest(functools.partial(impl, value=1.0)) != source_digest(functools.partial(impl, value=2.0))
+    assert source_digest(functools.partial(impl, value=1.0)) == source_digest(functools.partial(impl, value=1.0))
+    assert source_digest(Op(3.0).impl) != source_digest(Op(4.0).impl)
+    assert source_digest(Op(3.0).impl) == source_digest(Op(3.0).impl)
+    assert source_digest(closing_over(Cfg(1.0))) != source_digest(closing_over(Cfg(2.0)))
+    assert source_digest(closing_over(Cfg(1.0))) == source_digest(closing_over(Cfg(1.0)))
+
+
+def test_a_partial_impl_builds_per_bound_value():
+    import functools
+    from te import tvm
+    import te.lang.cce
+    from topi import generic
+
+    @custom_info_register(scale_reg())
+    def scale(x, y, factor=1.0, kernel_name="scale"):
+        data = tvm.placeholder(x["shape"], name="data", dtype=x["dtype"].lower())
+        res = te.lang.cce.vmuls(data, factor)
+        with tvm.target.cce():
+            sch = generic.auto_schedule(res)
+        te.lang.cce.cce_build_code(sch, {"name": kernel_name, "tensor_list": [data, res]})
+
+    x = np.arange(32, dtype=np.float32).reshape(2, 16)
+    twice, thrice = functools.partial(scale, factor=2.0), functools.partial(scale, factor=3.0)
+    for bound in (twice, thrice):
+        functools.update_wrapper(bound, scale)
+    np.testing.assert_array_equal(run(twice, x), x * 2)
+    np.testing.assert_array_equal(run(thrice, x), x * 3)

@@ -1,4 +1,5 @@
 """ops.Custom(func_type="tbe"): how the impl function is called, the build cache, output matching, errors."""
+import collections
 import os
 import re
 import warnings
@@ -19,24 +20,11 @@ F16 = DataType.F16_Default
 F32 = DataType.F32_Default
 
 
-class Recorder:
-    """A call log the impl closes over.  The kernel cache key describes closure values by content, so a plain list
-    would change the key after the first call; an object of a user class counts by its type only."""
-
-    def __init__(self):
-        self._items = []
-
-    def append(self, item):
-        self._items.append(item)
-
-    def __len__(self):
-        return len(self._items)
-
-    def __iter__(self):
-        return iter(self._items)
-
-    def __getitem__(self, index):
-        return self._items[index]
+def Recorder():
+    """A call log the impl closes over.  The kernel cache key describes closure values by content (lists, dicts,
+    objects' attributes), so a list would change the key after the first call; a deque has no attributes to read
+    and counts by its type only."""
+    return collections.deque()
 
 
 def add_reg(*attrs):

@@ -7,10 +7,13 @@
   transitively, so editing a helper module rebuilds the kernel.  "User" means outside the Python installation
   (stdlib, site-packages) and outside npusim's own packages.
 
-Objects that cannot be described by content (open files, device handles ...) count by their type only.
+``functools.partial`` arguments, a bound method's ``self`` and plain objects (by their attributes) count by content
+too.  Objects without attributes to read (open files, device handles ...) count by their type only.  The values are
+read when the Custom op is created: mutating a captured list afterwards does not rebuild the op's kernel.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -74,11 +77,35 @@ def describe(value, depth: int = 0) -> str:
         return f"ndarray({value.dtype.str},{value.shape},{hashlib.sha256(value.tobytes()).hexdigest()})"
     if isinstance(value, np.generic):
         return f"{value.dtype.str}:{value.item()!r}"
-    if isinstance(value, (types.FunctionType, types.MethodType)):
+    if isinstance(value, types.FunctionType):
         return _function_text(value, depth)
+    if isinstance(value, types.MethodType):
+        return f"method({_function_text(value.__func__, depth)},{describe(value.__self__, depth + 1)})"
+    if isinstance(value, functools.partial):
+        return (f"partial({describe(value.func, depth + 1)},{describe(value.args, depth + 1)},"
+                f"{describe(value.keywords, depth + 1)})")
     if isinstance(value, types.ModuleType):
         return f"module {value.__name__}"
-    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+    return _object_text(value, depth)
+
+
+def _attributes(value) -> dict:
+    """``value``'s ``__dict__`` entries and filled ``__slots__``."""
+    state = dict(vars(value)) if isinstance(getattr(value, "__dict__", None), dict) else {}
+    for klass in type(value).__mro__:
+        slots = getattr(klass, "__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            if slot not in ("__dict__", "__weakref__") and hasattr(value, slot):
+                state.setdefault(slot, getattr(value, slot))
+    return state
+
+
+def _object_text(value, depth: int) -> str:
+    """An object by its type and its attributes, so two configuration objects with different fields differ;
+    objects without attributes count by type."""
+    state = _attributes(value)
+    name = f"<{type(value).__module__}.{type(value).__qualname__}>"
+    return name + describe(state, depth + 1) if state else name
 
 
 def captured_values(func, depth: int = 0) -> str:
@@ -132,8 +159,17 @@ def _own_file(func) -> str | None:
 
 def source_digest(func) -> str:
     """sha256 over everything of ``func`` that a kernel build can depend on (see the module docstring)."""
+    bound = ""
+    while isinstance(func, (functools.partial, types.MethodType)):  # the values bound around the function count
+        if isinstance(func, functools.partial):
+            bound += f"partial({describe(func.args)},{describe(func.keywords)})"
+            func = func.func
+        else:
+            bound += f"self({describe(func.__self__)})"
+            func = func.__func__
     target = inspect.unwrap(func)
     digest = hashlib.sha256(f"{getattr(target, '__module__', '')}:{getattr(target, '__qualname__', '')}".encode())
+    digest.update(bound.encode())
     digest.update(_function_text(target, 0).encode())
     own = _own_file(target)
     for path in sorted(set(user_module_files(target)) | ({own} if own and os.path.isfile(own) else set())):

@@ -67,6 +67,10 @@ def op_info(graph, node) -> OpInfo:
     tag = node.tag
     if tag == "broadcast" and not node.inputs:
         return OpInfo("const", scalar=_const_value(node))
+    if not node.inputs and not tag.startswith("reduce_"):
+        value = _constant_body(node)  # TVM folded the body (x * 0.0 -> 0.0): the node is that constant
+        if value is not None:
+            return OpInfo("const", scalar=value)
     if tag in ("broadcast_for_tensor", "broadcast"):
         return OpInfo("bcast", operands=_by_inputs(node, 1))
     if tag.startswith("reduce_") and tag[len("reduce_"):] in contract.REDUCE_OPS:
@@ -125,13 +129,21 @@ def _scalar_attr(node):
     raise UnsupportedPattern(f"{node.tag} node {node.name} has no scalar attr")
 
 
-def _const_value(node):
-    if "value" in node.attrs:
-        return node.attrs["value"]
+def _constant_body(node):
+    """The value of a compute whose body is a plain constant, else None."""
     body = _body(node)
     leaf = _strip(body) if body is not None else None
     if leaf is not None and hasattr(leaf, "value") and type(leaf).__name__ in ("FloatImm", "IntImm"):
         return leaf.value
+    return None
+
+
+def _const_value(node):
+    if "value" in node.attrs:
+        return node.attrs["value"]
+    value = _constant_body(node)
+    if value is not None:
+        return value
     raise UnsupportedPattern(f"broadcast node {node.name} has no constant value")
 
 

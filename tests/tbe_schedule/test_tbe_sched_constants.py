@@ -256,3 +256,14 @@ def test_folds_follow_the_chip_current_at_lowering(restore_chip):
     sched = auto_schedule([out])
     set_chip("Ascend310")
     np.testing.assert_array_equal(result(sched.lower([x, out], "switched")), outputs["Ascend310"])
+
+
+def test_a_body_tvm_folded_to_a_constant_stays_vector(restore_chip):
+    """TVM folds ``x * 0.0`` to ``0.0`` while the DSL builds the compute (real TBE is built on TVM and folds it
+    too): the node has no input left and is a constant, not a fallback."""
+    set_chip("Ascend910")
+    x = tvm.te.placeholder((4, 16), "float32", name="x")
+    out = dsl.vadds(dsl.vmuls(x, 0.0), 2.0)
+    result = run([out], [x], [np.arange(64, dtype=np.float32).reshape(4, 16)])
+    assert_vector(result)
+    assert np.array_equal(result.outputs[0], np.full((4, 16), 2.0, np.float32))

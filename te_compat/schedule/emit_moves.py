@@ -19,6 +19,7 @@ from te_compat.schedule.vec import Loc
 
 MAX_BURST = 65535
 MAX_NBURST = 4095
+MAX_GAP = 65535            # data_move src/dst gap, in 32-byte blocks
 EVENT_TAIL = 3
 
 
@@ -65,7 +66,8 @@ def _burstable(t: GmTensor, lay: Layout) -> bool:
     if lay.pitch != lay.ec or (lay.ec * isz) % BLOCK_BYTES or lay.ea > 1 and lay.eb > 1:
         return False
     stride = t.geom.stride_b if lay.eb > 1 else t.geom.stride_a
-    return stride >= lay.ec and ((stride - lay.ec) * isz) % BLOCK_BYTES == 0
+    gap_bytes = (stride - lay.ec) * isz
+    return stride >= lay.ec and gap_bytes % BLOCK_BYTES == 0 and gap_bytes // BLOCK_BYTES <= MAX_GAP
 
 
 # -- loads ------------------------------------------------------------------------------------------------------

@@ -70,6 +70,7 @@ def test_reduce_all_of_fp16_inputs_splits_over_blocks(form):
     ((100_003, 5), [0], True),
     ((250_000, 4), [0], False),
     ((13, 70_001), [1], False),            # 13 rows too few for the cores: columns split instead
+    ((2, 600_000), [1], False),            # rows 2.4 MB apart: a gap over data_move's 65535 blocks, row by row
 ])
 def test_small_kept_part_of_a_large_reduce_splits_the_reduce_axis(shape, axes, keepdims):
     x = ph(shape, "float32")

@@ -185,3 +185,29 @@ def test_kernel_builder_can_emit_tvm_call():
     px, py = device.to_device(data), device.malloc(24)
     device.run(kernel, [px, 2.5, py])
     np.testing.assert_allclose(device.from_device(py, (6,), "float32"), data[::-1] * 2.5)
+
+
+@pytest.mark.parametrize("chip,expected", [("Ascend910", 65504.0), ("Ascend910B1", np.inf)])
+def test_outputs_follow_the_chips_overflow_mode(chip, expected):
+    """fp16 exp(12) and 12/0 overflow: Ascend910 saturates what the program writes (as its vector path does),
+    910B1 keeps IEEE inf; the inputs, one of which holds an inf, are left alone."""
+    x = te.placeholder((2, 16), "float16", name="x")
+    w = te.placeholder((2, 16), "float16", name="w")
+    y = te.compute((2, 16), lambda i, j: te.exp(x[i, j]), name="y")
+    z = te.compute((2, 16), lambda i, j: x[i, j] / w[i, j], name="z")      # 0/0 and 12/0
+    kernel = build([y, z], [x, w, y, z], name=f"sat_{chip}")
+    data = np.full((2, 16), 12, np.float16)
+    data[0, 0] = 0
+    data[1, 1] = np.inf
+    zeros = np.zeros((2, 16), np.float16)
+    device = sim.Device(chip)
+    pointer = device.to_device(data)
+    outs = [device.malloc(64), device.malloc(64)]
+    device.run(kernel, [pointer, device.to_device(zeros)] + outs)
+    exp, div = (device.from_device(p, (2, 16), "float16") for p in outs)
+    assert exp[0, 1] == expected and div[0, 1] == expected
+    if chip == "Ascend910":
+        assert div[0, 0] == 0 and np.isfinite(exp).all() and np.isfinite(div).all()   # NaN -> 0
+    else:
+        assert np.isnan(div[0, 0])
+    np.testing.assert_array_equal(device.from_device(pointer, (2, 16), "float16"), data)

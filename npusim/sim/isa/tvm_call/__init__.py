@@ -14,7 +14,9 @@ Semantics: the function runs on numpy views of the GM tensors (no copies unless 
 the compiled code assumes).  Each view starts at the operand's element offset and holds exactly the buffer's
 elements; the view must lie inside the GM argument (checked at every run) and the buffer's dtype must match the
 operand's.  Indices inside the program that TVM cannot prove in bounds are checked at run time (:mod:`.guards`).
-Every block of a launch runs the whole program; the kernels npusim builds around it have one block.
+Every block of a launch runs the whole program; the kernels npusim builds around it have one block.  On a chip in
+saturation mode the float buffers the program writes are saturated after it runs (inf -> ±max, NaN -> 0); values
+inside the program stay IEEE.
 
 Cost: ``alu_ops * alu_cycles + mem_accesses * mem_cycles`` on pipe S (chip ``scalar_costs``), counts from
 :mod:`.pricing`; the trace record's units are the pair ``(alu_ops, mem_accesses)``.
@@ -30,6 +32,7 @@ from npusim.sim.checks import Site, check_access
 from npusim.sim.dtypes import NUMPY_DTYPES, cast_scalar
 from npusim.sim.expr import Const, evaluator
 from npusim.sim.isa.context import CompileContext
+from npusim.sim.isa.saturate import saturate, saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.tvm_call.text import OPCODE, program_kernel, program_text
 from npusim.sim.kernel import BufRef
@@ -68,12 +71,15 @@ def compile_tvm_call(instr, spec, kc: CompileContext) -> CompiledInstr:
     static = InstrStatic(site.instr_index, spec.opcode, "S", spec.cost_kind, spec.cost_key, text=site.text)
     record = (site.instr_index, (program.alu_ops, program.mem_accesses))
     function = program.function
+    saturated = tuple(i for i in sorted(program.written) if saturator_for(kc.chip, program.params[i].dtype))
 
     def run(ctx):
         values, copies = [], []
         for binder in binders:
             binder(ctx, values, copies)
         _call(function, values, site)
+        for position in saturated:  # the chip's overflow mode applies to what the program wrote
+            values[position][...] = saturate(values[position])
         for copy, view in copies:
             if not np.array_equal(copy, view):
                 view[...] = copy

@@ -50,7 +50,7 @@ class ParamSpec:
 @dataclass(frozen=True)
 class TvmProgram:
     """A compiled program: its parameters, its price per run (see :mod:`.pricing`), how many run-time guards
-    it carries, and ``function(*arrays_and_scalars)``."""
+    it carries, ``function(*arrays_and_scalars)`` and which buffer parameters it writes."""
 
     sha256: str
     params: tuple
@@ -58,6 +58,7 @@ class TvmProgram:
     mem_accesses: int
     guards: int
     function: Callable = field(compare=False, repr=False)
+    written: frozenset = frozenset()   # positions of the buffer parameters the program stores to
 
 
 def text_sha256(text: str) -> str:
@@ -149,7 +150,8 @@ def build_program(text: str, sha: str, parsed=None) -> TvmProgram:
     cost = pricing.price(flat)
     guarded, count = guards.guard(flat)
     function = _compiled_function(guarded.with_attr("global_symbol", SYMBOL), sha)
-    return TvmProgram(sha, specs, int(round(cost.alu_ops)), int(round(cost.mem_accesses)), count, function)
+    return TvmProgram(sha, specs, int(round(cost.alu_ops)), int(round(cost.mem_accesses)), count, function,
+                      tir_walk.stored_params(flat))
 
 
 def _disk_path(sha: str):

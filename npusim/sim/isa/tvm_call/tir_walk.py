@@ -81,3 +81,45 @@ def bind_quietly(analyzer, var, value) -> None:
         analyzer.bind(var, value)
     except (ValueError, RuntimeError, TypeError):
         pass
+
+
+def _stored_buffers(stmt, found: list) -> None:
+    """Append the buffer of every BufferStore under ``stmt``."""
+    if isinstance(stmt, tirx.BufferStore):
+        found.append(stmt.buffer)
+    for name in fields(stmt):
+        if name == "span":
+            continue
+        value = getattr(stmt, name, None)
+        if isinstance(value, tirx.Stmt):
+            _stored_buffers(value, found)
+        elif isinstance(value, (list, tuple)) or type(value).__name__ == "Array":
+            for item in value:
+                if isinstance(item, tirx.Stmt):
+                    _stored_buffers(item, found)
+
+
+def _viewed(buffer):
+    """The buffer ``buffer`` is a view of (flattening writes ``y_1 = y.view(n)``), or None."""
+    data = getattr(buffer, "data", None)
+    args = getattr(data, "args", None)
+    return args[0] if args is not None and len(args) and _is_buffer(args[0]) else None
+
+
+def stored_params(func) -> frozenset:
+    """Positions of the buffer parameters ``func`` (flat loops, see :func:`flatten`) writes to."""
+    found: list = []
+    _stored_buffers(func.body, found)
+    written = set()
+    for buffer in found:
+        for _ in range(8):  # a view of a view ...
+            # parameters are matched by name too: lowering passes may rebuild the Var objects (names are unique)
+            matches = [i for i, param in enumerate(func.params)
+                       if param.same_as(buffer) or str(param.name) == str(buffer.name)]
+            if matches:
+                written.update(matches)
+                break
+            buffer = _viewed(buffer)
+            if buffer is None:
+                break
+    return frozenset(written)

@@ -6,8 +6,8 @@ from typing import Sequence
 
 from npusim import errors
 
-#: worker reply kinds
-REP_DONE, REP_LOAD_ERROR, REP_NO_ENTRY, REP_PROTOCOL, REP_LISTED, REP_MAPPED = 0, 1, 2, 3, 4, 5
+#: worker reply kinds (REP_STALE: a library the worker loaded was replaced on disk; the call goes to a new worker)
+REP_DONE, REP_LOAD_ERROR, REP_NO_ENTRY, REP_PROTOCOL, REP_LISTED, REP_MAPPED, REP_STALE = 0, 1, 2, 3, 4, 5, 6
 #: runtime statuses (NpusimAicpuRuntimeStatus in call_abi.h)
 RT_OP_NOT_FOUND = 2
 _RUNTIME_STATUS_NAMES = {1: "bad request", 3: "output overflow", 4: "output shape unset", 5: "C++ exception",

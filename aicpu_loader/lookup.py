@@ -31,6 +31,21 @@ def library_file_name(name: str) -> str:
     return f"lib{name}.so"
 
 
+_ENV_KEY = os.fsencode(ENV_VAR)
+#: CPython's os.environ keeps its encoded items in ``_data`` (os.environ[...] = and monkeypatch update it); reading
+#: it directly costs ~0.1 µs against ~2 µs for os.environ.get, which matters on the per-call path
+_ENV_DATA = getattr(os.environ, "_data", None)
+
+
+def env_setting():
+    """``$NPUSIM_AICPU_LIB_PATH`` as an opaque token (None when unset): equal tokens mean the same search path.
+
+    Cheap enough to check on every call (call plans key on it)."""
+    if _ENV_DATA is not None:
+        return _ENV_DATA.get(_ENV_KEY)
+    return os.environ.get(ENV_VAR)
+
+
 def env_dirs() -> list[Path]:
     """Directories of ``$NPUSIM_AICPU_LIB_PATH`` in order (relative entries resolved; empty ones skipped)."""
     value = os.environ.get(ENV_VAR, "")

@@ -12,6 +12,7 @@ Shared-memory layout (offsets in bytes)::
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -27,6 +28,10 @@ DATA_OFFSET = LOG_OFFSET + LOG_CAPACITY
 ALIGN_BYTES = 64
 
 _CODE_OF_DTYPE = {np.dtype(name): code for name, code in protocol.DTYPE_CODES.items()}
+
+#: the worker's CALL request: u32 kind, u32 path_len, u64 request_offset, u64 request_size, path bytes
+REQ_CALL = 1
+_CALL_HEAD = struct.Struct("<IIQQ")
 
 
 @dataclass(frozen=True)
@@ -52,14 +57,16 @@ class TensorSlot:
 
 
 class CallPlan:
-    """A prepared call of ``op_type`` from ``library``: slots, the encoded request and where it goes.
+    """A prepared call of ``op_type`` from ``library``: slots, the encoded request, where it goes, and the CALL
+    message that hands it to the worker.
 
-    Immutable after construction except for ``views``, a cache of numpy views onto the worker's current shared
-    memory (``views_epoch`` tells which mapping they belong to; the worker refreshes them after a remap).
+    Immutable after construction except for caches tied to one shared-memory mapping (``views_epoch`` names it;
+    the worker calls :meth:`bind` after a remap): ``views`` (numpy views of the input slots), and the last reply's
+    result bytes (``last_result``) with ``out_views``, the output slots shaped and typed as that reply described.
     """
 
-    __slots__ = ("library", "op_type", "inputs", "outputs", "request", "request_offset", "end_bytes", "views",
-                 "views_epoch")
+    __slots__ = ("library", "op_type", "inputs", "outputs", "request", "request_offset", "end_bytes", "message",
+                 "views", "views_epoch", "out_views", "last_result")
 
     def __init__(self, library: str, op_type: str, inputs: tuple, outputs: tuple, request: bytes,
                  request_offset: int):
@@ -70,8 +77,20 @@ class CallPlan:
         self.request = request
         self.request_offset = request_offset
         self.end_bytes = request_offset + len(request)
+        path = library.encode()
+        self.message = _CALL_HEAD.pack(REQ_CALL, len(path), request_offset, len(request)) + path
         self.views: tuple = ()
         self.views_epoch = -1
+        self.out_views: tuple = ()
+        self.last_result: bytes | None = None
+
+    def bind(self, mapping, epoch: int) -> None:
+        """Point the input views at ``mapping`` (a buffer holding this plan's slots) and forget cached replies."""
+        self.views = tuple(np.ndarray(s.shape, s.dtype, buffer=mapping, offset=s.offset) if s.size_bytes else None
+                           for s in self.inputs)
+        self.views_epoch = epoch
+        self.out_views = ()
+        self.last_result = None
 
 
 def align(value: int) -> int:

@@ -9,24 +9,32 @@ Transport: a SOCK_SEQPACKET socketpair carries small requests and replies (proto
 ``src/worker/worker_main.cc``); tensors, the encoded request and the kernel's log live in one memfd mapped by
 both processes and kept mapped between calls (layout in plan.py; it grows on demand and is handed to the worker
 with SCM_RIGHTS).  The worker's main thread follows the caller's CPU (see :func:`pinning_enabled`).
+
+Per call the client only copies the inputs in, sends one small datagram, blocks in recv (the timeout is the
+socket's SO_RCVTIMEO, so no poll() precedes each send and recv) and copies the outputs out; what a plan's replies
+decode to is cached on the plan while they repeat.  A library rebuilt at the same path is noticed by the worker
+(it re-stats the path on every call and answers STALE), and the call is re-sent to a fresh worker.
 """
 from __future__ import annotations
 
 import atexit
 import ctypes
+import itertools
+import math
 import mmap
 import os
 import socket
 import struct
 import subprocess
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from aicpu_loader import build, failures, protocol
-from aicpu_loader.failures import REP_DONE, REP_LISTED, REP_MAPPED
+from aicpu_loader.failures import REP_DONE, REP_LISTED, REP_MAPPED, REP_STALE
 from aicpu_loader.plan import (  # noqa: F401  (OutputSpec is part of this module's API)
     LOG_CAPACITY, LOG_OFFSET, LOG_SIZE_OFFSET, CallPlan, OutputSpec, plan_call,
 )
@@ -35,10 +43,13 @@ from npusim import errors
 INITIAL_SHM_BYTES = 1 << 20
 DEFAULT_TIMEOUT_S = 120.0
 
-_REQ_CALL, _REQ_MAP, _REQ_LIST, _REQ_EXIT = 1, 2, 3, 4
+_REQ_MAP, _REQ_LIST, _REQ_EXIT = 2, 3, 4  # and REQ_CALL (plan.py builds each plan's CALL message)
 _REPLY_HEAD = struct.Struct("<IIIII")
-_CALL_HEAD = struct.Struct("<IIQQ")
+_U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
+_TIMEVAL = struct.Struct("@ll")
+#: shared-memory mappings are numbered across all workers, so a plan's cached views name exactly one mapping
+_mapping_ids = itertools.count(1)
 
 
 def _load_sched_getcpu():
@@ -80,6 +91,7 @@ class _Process:
 
     def __init__(self, executable: str):
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        parent.settimeout(None)  # blocking even under socket.setdefaulttimeout: timeouts are SO_RCVTIMEO
         env = dict(os.environ, NPUSIM_AICPU_CPUS=",".join(map(str, sorted(os.sched_getaffinity(0)))))
         try:
             self.popen = subprocess.Popen([executable, str(child.fileno())], pass_fds=(child.fileno(),),
@@ -91,7 +103,6 @@ class _Process:
             child.close()
         self.sock = parent
         self.owner_pid = os.getpid()
-        self.loaded: dict[str, tuple] = {}  # library path → (dev, inode, mtime, size) when first loaded
         self.pinned_cpu = -1
         self.timeout_s = None
 
@@ -106,8 +117,13 @@ class _Process:
                 pass
 
     def set_timeout(self, timeout_s: float) -> None:
+        """Bound the wait for a reply (SO_RCVTIMEO: recv fails with EAGAIN); an infinite timeout waits forever."""
         if timeout_s != self.timeout_s:
-            self.sock.settimeout(timeout_s)
+            if math.isinf(timeout_s):
+                seconds, micros = 0, 0
+            else:
+                seconds, micros = divmod(max(1, round(timeout_s * 1e6)), 1_000_000)  # 0 would mean forever
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _TIMEVAL.pack(seconds, micros))
             self.timeout_s = timeout_s
 
     def close(self, timeout_s: float = 2.0) -> None:
@@ -156,10 +172,10 @@ class AicpuWorker:
         self._mm: mmap.mmap | None = None
         self._shm_size = 0
         self._shm_epoch = 0
-        self._shm_pid = -1
         self._pin = pinning_enabled()
         self._reply = bytearray(1 << 19)
         self._reply_view = memoryview(self._reply)
+        _live_workers.add(self)
 
     # ---- lifecycle ---------------------------------------------------------------------------------------------
     @property
@@ -187,13 +203,19 @@ class AicpuWorker:
             self._shm_fd = -1
         self._shm_size = 0
 
+    def _after_fork_in_child(self) -> None:
+        """A forked child never talks to the parent's worker nor writes the parent's shared memory."""
+        self._lock = threading.Lock()  # another parent thread may have held it at the fork
+        if self._proc is not None:
+            self._proc.close()  # only closes our copy of the socket (owner_pid differs)
+            self._proc = None
+        if self._mm is not None:
+            self._mm.close()  # unmaps the child's view only
+        if self._shm_fd >= 0:
+            os.close(self._shm_fd)
+        self._mm, self._shm_fd, self._shm_size = None, -1, 0
+
     def _ensure(self, needed_bytes: int) -> _Process:
-        if self._shm_pid != os.getpid():  # first use, or we are a forked child: never share the parent's memory
-            if self._proc is not None:
-                self._proc.close()
-                self._proc = None
-            self._mm, self._shm_fd, self._shm_size = None, -1, 0
-            self._shm_pid = os.getpid()
         if self._mm is None or needed_bytes > self._shm_size:
             self._grow(needed_bytes)
         if self._proc is None or self._proc.popen.returncode is not None:
@@ -211,7 +233,7 @@ class AicpuWorker:
         os.ftruncate(self._shm_fd, size)
         self._mm = mmap.mmap(self._shm_fd, size)
         self._shm_size = size
-        self._shm_epoch += 1
+        self._shm_epoch = next(_mapping_ids)
         if self._proc is not None:
             self._send_map(self._proc)
 
@@ -219,9 +241,11 @@ class AicpuWorker:
         message = struct.pack("<IIQQQQ", _REQ_MAP, 0, self._shm_size, LOG_SIZE_OFFSET, LOG_OFFSET, LOG_CAPACITY)
         proc.set_timeout(self.timeout_s)
         socket.send_fds(proc.sock, [message], [self._shm_fd])
-        kind, _, _, text = self._receive(proc, "mapping shared memory", "", "", self.timeout_s)
+        self._receive(proc, "mapping shared memory", "", "", self.timeout_s)
+        kind, _, _, result_size, message_size = _REPLY_HEAD.unpack_from(self._reply)
         if kind != REP_MAPPED:
-            raise errors.AicpuWorkerError(f"the AICPU worker could not map the shared memory: {text}")
+            raise errors.AicpuWorkerError(f"the AICPU worker could not map the shared memory: "
+                                          f"{self._reply_text(result_size, message_size)}")
 
     # ---- calls -------------------------------------------------------------------------------------------------
     def call(self, library: str, op_type: str, inputs: Sequence[np.ndarray], outputs: Sequence[OutputSpec],
@@ -242,102 +266,113 @@ class AicpuWorker:
             return self._run_locked(plan, inputs, self.timeout_s if timeout_s is None else timeout_s)
 
     def _run_locked(self, plan: CallPlan, inputs, timeout_s: float) -> CallResult:
-        proc = self._fresh_for(self._ensure(plan.end_bytes), plan.library)
+        proc = self._proc
+        if proc is None or plan.end_bytes > self._shm_size or proc.popen.returncode is not None:
+            proc = self._ensure(plan.end_bytes)
         mm = self._mm
         if plan.views_epoch != self._shm_epoch:
-            plan.views = tuple(np.ndarray(s.shape, s.dtype, buffer=mm, offset=s.offset) if s.size_bytes else None
-                               for s in plan.inputs)
-            plan.views_epoch = self._shm_epoch
+            plan.bind(mm, self._shm_epoch)
         for view, array in zip(plan.views, inputs):
             if view is not None:
                 view[...] = array
         mm[plan.request_offset:plan.end_bytes] = plan.request
-        _U64.pack_into(mm, LOG_SIZE_OFFSET, 0)
-        path = plan.library.encode()
         if self._pin:
             proc.follow_caller_cpu()
-        proc.set_timeout(timeout_s)
-        message = _CALL_HEAD.pack(_REQ_CALL, len(path), plan.request_offset, len(plan.request)) + path
-        try:
-            proc.sock.send(message)
-        except OSError:  # the worker died between calls (killed from outside): start another, send again
-            proc.reap()
-            self._proc = None
-            proc = self._ensure(plan.end_bytes)
-            proc.set_timeout(timeout_s)
-            proc.sock.send(message)
-        kind, status, runtime_status, payload = self._receive(proc, "running", plan.op_type, plan.library, timeout_s)
-        log_lines = self._log_lines()
+        proc = self._exchange(proc, plan.message, plan.end_bytes, timeout_s, "running", plan.op_type, plan.library)
+        kind, status, runtime_status, result_size, message_size = _REPLY_HEAD.unpack_from(self._reply)
+        log_lines = self._log_lines() if _U64.unpack_from(mm, LOG_SIZE_OFFSET)[0] else ()
+        if kind == REP_DONE and not status and not runtime_status:
+            start = _REPLY_HEAD.size
+            result = self._reply[start:start + result_size]
+            if result != plan.last_result:
+                self._decode_outputs(plan, result)
+            return CallResult([view.copy() for view in plan.out_views], log_lines)
+        message = self._reply_text(result_size, message_size)
         if kind != REP_DONE:
-            raise failures.reply_error(kind, payload, plan.op_type, plan.library)
-        if plan.library not in proc.loaded:
-            proc.loaded[plan.library] = _file_signature(plan.library)
+            raise failures.reply_error(kind, message, plan.op_type, plan.library)
         if runtime_status:
-            message = bytes(payload[1]).decode(errors="replace")
             raise failures.runtime_error(runtime_status, message, plan.op_type, plan.library, log_lines)
-        if status:
-            raise failures.status_error(status, plan.op_type, plan.library, log_lines)
-        results = protocol.decode_results(payload[0], len(plan.outputs))
-        return CallResult([self._read_output(r, s, plan) for r, s in zip(results, plan.outputs)], log_lines)
+        raise failures.status_error(status, plan.op_type, plan.library, log_lines)
+
+    def _exchange(self, proc: _Process, message: bytes, needed_bytes: int, timeout_s: float, doing: str,
+                  op_type: str, library: str) -> _Process:
+        """Send ``message`` and wait for the reply (left in ``self._reply``); the process that answered.
+
+        A worker that died between calls (killed from outside) is replaced and the request sent again; so is one
+        that answers STALE (a library it loaded was rebuilt at the same path).
+        """
+        for attempt in range(3):
+            if timeout_s != proc.timeout_s:
+                proc.set_timeout(timeout_s)
+            try:
+                proc.sock.send(message)
+            except OSError:  # the worker died between calls (killed from outside): start another, send again
+                return_code = proc.reap()
+                self._proc = None
+                if attempt:
+                    raise failures.crash_error(return_code, doing, op_type, library, ()) from None
+                proc = self._ensure(needed_bytes)
+                continue
+            self._receive(proc, doing, op_type, library, timeout_s)
+            if _U32.unpack_from(self._reply)[0] != REP_STALE:
+                return proc
+            self._drop_process(graceful=True)
+            proc = self._ensure(needed_bytes)
+        raise errors.AicpuLibraryLoadError(f"kernel library {library} keeps changing while AICPU op '{op_type}' "
+                                           f"loads it", library=library)
+
+    def _decode_outputs(self, plan: CallPlan, result: bytearray) -> None:
+        """Cache on ``plan`` the output views a reply's result bytes describe (shape and dtype the kernel left)."""
+        views = []
+        for described, slot in zip(protocol.decode_results(result, len(plan.outputs)), plan.outputs):
+            dtype = slot.dtype
+            if described.dtype_code != slot.dtype_code:  # the kernel changed the output's data type
+                dtype_name = protocol.CODE_DTYPES.get(described.dtype_code)
+                if dtype_name is None:
+                    raise errors.AicpuRuntimeError(
+                        f"AICPU op '{plan.op_type}' ({plan.library}) set an output to data type "
+                        f"{described.dtype_code}, which has no numpy equivalent", op_type=plan.op_type,
+                        library=plan.library)
+                dtype = np.dtype(dtype_name)
+            views.append(np.ndarray(described.dims, dtype, buffer=self._mm, offset=slot.offset))
+        plan.out_views = tuple(views)
+        plan.last_result = bytes(result)
 
     def list_kernels(self, library: str) -> list[str]:
         """Op types the library at ``library`` registers (loaded in the worker, so a bad library cannot crash us)."""
         with self._lock:
-            proc = self._fresh_for(self._ensure(0), library)
+            proc = self._ensure(0)
+            _U64.pack_into(self._mm, LOG_SIZE_OFFSET, 0)
             path = library.encode()
-            proc.set_timeout(self.timeout_s)
-            proc.sock.send(struct.pack("<II", _REQ_LIST, len(path)) + path)
-            kind, _, _, payload = self._receive(proc, "listing kernels", "", library, self.timeout_s)
+            message = struct.pack("<II", _REQ_LIST, len(path)) + path
+            self._exchange(proc, message, 0, self.timeout_s, "listing kernels", "", library)
+            kind, _, _, result_size, message_size = _REPLY_HEAD.unpack_from(self._reply)
+            text = self._reply_text(result_size, message_size)
             if kind != REP_LISTED:
-                raise failures.reply_error(kind, payload, "", library)
-            proc.loaded.setdefault(library, _file_signature(library))
-            return [line for line in payload.splitlines() if line]
-
-    def _fresh_for(self, proc: _Process, library: str) -> _Process:
-        """A worker that has not loaded an older file at ``library`` (dlopen would keep serving the old one)."""
-        known = proc.loaded.get(library)
-        if known is not None:
-            try:
-                current = _file_signature(library)
-            except OSError as exc:
-                raise errors.AicpuLibraryLoadError(f"kernel library {library} is gone: {exc}",
-                                                   library=library) from exc
-            if known != current:
-                self._drop_process(graceful=True)
-                proc = self._ensure(0)
-        return proc
-
-    def _read_output(self, result: protocol.OutputResult, slot, plan: CallPlan) -> np.ndarray:
-        dtype = slot.dtype
-        if result.dtype_code != slot.dtype_code:  # the kernel changed the output's data type
-            dtype_name = protocol.CODE_DTYPES.get(result.dtype_code)
-            if dtype_name is None:
-                raise errors.AicpuRuntimeError(
-                    f"AICPU op '{plan.op_type}' ({plan.library}) set an output to data type {result.dtype_code}, "
-                    f"which has no numpy equivalent", op_type=plan.op_type, library=plan.library)
-            dtype = np.dtype(dtype_name)
-        return np.ndarray(result.dims, dtype, buffer=self._mm, offset=slot.offset).copy()
+                raise failures.reply_error(kind, text, "", library)
+            return [line for line in text.splitlines() if line]
 
     # ---- replies and failures ----------------------------------------------------------------------------------
-    def _receive(self, proc: _Process, doing: str, op_type: str, library: str, timeout_s: float):
-        """(kind, kernel status, runtime status, payload): payload is (result, message) memoryviews for DONE
-        replies and the message text otherwise."""
+    def _receive(self, proc: _Process, doing: str, op_type: str, library: str, timeout_s: float) -> None:
+        """Wait for the reply to the request just sent (into ``self._reply``); typed errors for a timeout or a
+        worker that died."""
         try:
             size = proc.sock.recv_into(self._reply)
-        except socket.timeout:
+        except BlockingIOError:  # SO_RCVTIMEO expired
             self._drop_process(graceful=False)
             raise failures.timeout_error(timeout_s, op_type, library, self._log_lines()) from None
         except OSError:
             size = 0
+        except BaseException:  # e.g. KeyboardInterrupt: the reply would answer the next request; drop the worker
+            self._drop_process(graceful=False)
+            raise
         if size == 0:
             self._proc = None
             raise failures.crash_error(proc.reap(), doing, op_type, library, self._log_lines())
-        kind, status, runtime_status, result_size, message_size = _REPLY_HEAD.unpack_from(self._reply, 0)
-        start = _REPLY_HEAD.size
-        message = self._reply_view[start + result_size:start + result_size + message_size]
-        if kind != REP_DONE:
-            return kind, 0, 0, bytes(message).decode(errors="replace")
-        return kind, status, runtime_status, (self._reply_view[start:start + result_size], message)
+
+    def _reply_text(self, result_size: int, message_size: int) -> str:
+        start = _REPLY_HEAD.size + result_size
+        return bytes(self._reply_view[start:start + message_size]).decode(errors="replace")
 
     def _log_lines(self) -> tuple:
         if self._mm is None:
@@ -348,9 +383,15 @@ class AicpuWorker:
         return tuple(self._mm[LOG_OFFSET:LOG_OFFSET + size].decode(errors="replace").splitlines())
 
 
-def _file_signature(path: str) -> tuple:
-    st = os.stat(path)
-    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+_live_workers: "weakref.WeakSet[AicpuWorker]" = weakref.WeakSet()
+
+
+def _forget_parent_workers() -> None:
+    for worker in list(_live_workers):
+        worker._after_fork_in_child()
+
+
+os.register_at_fork(after_in_child=_forget_parent_workers)
 
 
 # ---- the process-wide default worker (an explicit, resettable cache) -----------------------------------------------
@@ -361,6 +402,9 @@ _default_lock = threading.Lock()
 def default_worker() -> AicpuWorker:
     """The worker AICPU Custom ops share (one per process, created on first use, stopped at exit)."""
     global _default_worker
+    worker = _default_worker
+    if worker is not None:  # the common case needs no lock
+        return worker
     with _default_lock:
         if _default_worker is None:
             _default_worker = AicpuWorker()

@@ -2,7 +2,8 @@
 
     python benchmarks/bench_aicpu_overhead.py [--calls N] [--repeats R]
 
-Prints microseconds per call (best of R repeats of N calls) for:
+Prints microseconds per call (best of R repeats of N calls; the rows' repeats are interleaved, so load from
+other processes on a shared machine hits every row alike) for:
   - ops.Custom(func_type="aicpu"): the full front end + AicpuBackend + worker round trip (Add from npusim's default
     library, selected with cust_aicpu="mindspore_aicpu_kernels"),
   - ops.Custom(func_type="pyfunc") doing the same add in Python,
@@ -24,14 +25,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 TARGET_US = 50.0
 
 
-def _best_us_per_call(fn, calls: int, repeats: int) -> float:
-    fn()  # warm up: builds, worker start, plan caches
-    best = float("inf")
+def _us_per_call(fn, calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def _best_us_per_call(rows, calls: int, repeats: int) -> dict:
+    """{name: best µs per call}; every row is warmed up (builds, worker start, plan caches) before any is timed,
+    then each repeat times every row once."""
+    for _, fn in rows:
+        fn()
+    best = {name: float("inf") for name, _ in rows}
     for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - start) / calls * 1e6)
+        for name, fn in rows:
+            best[name] = min(best[name], _us_per_call(fn, calls))
     return best
 
 
@@ -88,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         ("AicpuBackend.launch alone", backend_launch),
         ("AicpuWorker.run, planned (IPC round trip)", worker_call),
     ]
-    results = {name: _best_us_per_call(fn, args.calls, args.repeats) for name, fn in rows}
+    results = _best_us_per_call(rows, args.calls, args.repeats)
     pin = os.environ.get("NPUSIM_AICPU_PIN", "1") != "0"
     print(f"AICPU call overhead, best of {args.repeats} x {args.calls} calls "
           f"(worker pinning: {'on' if pin else 'off'})")

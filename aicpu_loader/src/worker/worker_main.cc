@@ -6,16 +6,22 @@
 //             shared-memory fd passed with SCM_RIGHTS.  Maps it (replacing any earlier mapping).
 //   CALL (1): u32 kind, u32 path_len, u64 request_offset, u64 request_size, path bytes.  The request lies in the
 //             shared memory; tensors are at offsets into it.  dlopens the library once and calls RunCpuKernel.
+//             The log size in the shared memory is reset first.
 //   LIST (3): u32 kind, u32 path_len, path bytes.  Lists the op types the library registers.
 //   EXIT (4): u32 kind.
 // Replies: u32 kind, u32 kernel_status, u32 runtime_status, u32 result_size, u32 message_size, result, message.
+// A library is loaded once per path; every CALL/LIST re-stats the path and answers STALE (6) when the file was
+// replaced since (dlopen would keep serving the old code): Python then starts a fresh worker.
 // A kernel that crashes takes this process down; Python notices the closed socket and reads the signal.
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -30,7 +36,9 @@
 namespace {
 
 enum RequestKind : uint32_t { kCall = 1, kMap = 2, kList = 3, kExit = 4 };
-enum ReplyKind : uint32_t { kDone = 0, kLoadError = 1, kNoEntry = 2, kProtocolError = 3, kListed = 4, kMapped = 5 };
+enum ReplyKind : uint32_t {
+  kDone = 0, kLoadError = 1, kNoEntry = 2, kProtocolError = 3, kListed = 4, kMapped = 5, kStale = 6
+};
 
 constexpr size_t kRequestBytes = 64 * 1024;
 constexpr size_t kResultBytes = 256 * 1024;
@@ -39,10 +47,32 @@ constexpr size_t kMessageBytes = 32 * 1024;
 using RunFn = uint32_t (*)(void *);
 using ListFn = uint64_t (*)(char *, uint64_t);
 
+// The identity of a library file: a rebuild replaces the file (new inode) or rewrites it (new mtime/size).
+struct FileSignature {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int64_t mtime_s = 0;
+  int64_t mtime_ns = 0;
+  off_t size = 0;
+
+  bool operator==(const FileSignature &o) const {
+    return dev == o.dev && ino == o.ino && mtime_s == o.mtime_s && mtime_ns == o.mtime_ns && size == o.size;
+  }
+};
+
+bool Signature(const std::string &path, FileSignature &out) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  out = FileSignature{st.st_dev, st.st_ino, static_cast<int64_t>(st.st_mtim.tv_sec),
+                      static_cast<int64_t>(st.st_mtim.tv_nsec), st.st_size};
+  return true;
+}
+
 struct Library {
   void *handle = nullptr;
   RunFn run = nullptr;
   ListFn list = nullptr;
+  FileSignature signature;  // of the file when it was loaded (taken before dlopen)
 };
 
 struct SharedMemory {
@@ -68,24 +98,40 @@ T Read(const uint8_t *p) {
   return value;
 }
 
+// One datagram gathered from the header, the result and the message (no copy into a staging buffer).
 bool Reply(Worker &w, uint32_t kind, uint32_t kernel_status, uint32_t runtime_status, const uint8_t *result,
-           uint32_t result_size, const std::string &message) {
-  std::vector<uint8_t> out(20 + result_size + message.size());
-  uint32_t head[5] = {kind, kernel_status, runtime_status, result_size, static_cast<uint32_t>(message.size())};
-  std::memcpy(out.data(), head, sizeof(head));
-  if (result_size) std::memcpy(out.data() + 20, result, result_size);
-  if (!message.empty()) std::memcpy(out.data() + 20 + result_size, message.data(), message.size());
-  return send(w.fd, out.data(), out.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(out.size());
+           uint32_t result_size, const char *message, size_t message_size) {
+  uint32_t head[5] = {kind, kernel_status, runtime_status, result_size, static_cast<uint32_t>(message_size)};
+  iovec parts[3] = {{head, sizeof(head)}, {const_cast<uint8_t *>(result), result_size},
+                    {const_cast<char *>(message), message_size}};
+  msghdr msg{};
+  msg.msg_iov = parts;
+  msg.msg_iovlen = 3;
+  ssize_t want = static_cast<ssize_t>(sizeof(head) + result_size + message_size);
+  ssize_t sent;
+  do {
+    sent = sendmsg(w.fd, &msg, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent == want;
 }
 
 bool ReplyText(Worker &w, uint32_t kind, const std::string &message) {
-  return Reply(w, kind, 0, 0, nullptr, 0, message);
+  return Reply(w, kind, 0, 0, nullptr, 0, message.data(), message.size());
 }
 
-// Loads `path` once; on failure returns nullptr and sets `kind`/`error`.
+// Loads `path` once (and checks on every later use that the file is still the one loaded); on failure returns
+// nullptr and sets `kind`/`error` (kStale: the file was replaced; this process must not serve it any more).
 const Library *Load(Worker &w, const std::string &path, uint32_t &kind, std::string &error) {
+  FileSignature now;
+  bool stat_ok = Signature(path, now);
   auto it = w.libraries.find(path);
-  if (it != w.libraries.end()) return &it->second;
+  if (it != w.libraries.end()) {
+    if (stat_ok && it->second.signature == now) return &it->second;
+    kind = stat_ok ? kStale : kLoadError;
+    error = stat_ok ? "the library file was replaced since this worker loaded it"
+                    : std::string("the library file is gone: ") + strerror(errno);
+    return nullptr;
+  }
   void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char *why = dlerror();
@@ -95,6 +141,7 @@ const Library *Load(Worker &w, const std::string &path, uint32_t &kind, std::str
   }
   Library lib;
   lib.handle = handle;
+  lib.signature = now;
   lib.run = reinterpret_cast<RunFn>(dlsym(handle, "RunCpuKernel"));
   lib.list = reinterpret_cast<ListFn>(dlsym(handle, "NpusimAicpuListKernels"));
   if (lib.run == nullptr || lib.list == nullptr) {
@@ -140,12 +187,12 @@ bool HandleCall(Worker &w, const uint8_t *msg, size_t size) {
   if (w.shm.base == nullptr || request_offset > w.shm.size || request_size > w.shm.size - request_offset) {
     return ReplyText(w, kProtocolError, "CALL request lies outside the shared memory");
   }
+  *w.shm.log_size = 0;  // before anything can fail: a crash report must not show the previous call's log
   std::string path(reinterpret_cast<const char *>(msg + 24), path_len);
   uint32_t kind = kDone;
   std::string error;
   const Library *lib = Load(w, path, kind, error);
   if (lib == nullptr) return ReplyText(w, kind, error);
-  *w.shm.log_size = 0;
   w.message[0] = '\0';
   NpusimAicpuCall call{};
   call.abi_version = NPUSIM_AICPU_ABI_VERSION;
@@ -161,9 +208,9 @@ bool HandleCall(Worker &w, const uint8_t *msg, size_t size) {
   call.message = w.message.data();
   call.message_capacity = w.message.size();
   uint32_t status = lib->run(&call);
-  std::string message(w.message.data(), strnlen(w.message.data(), w.message.size()));
-  return Reply(w, kDone, status, call.runtime_status, w.result.data(), static_cast<uint32_t>(call.result_size),
-               message);
+  size_t result_size = std::min<size_t>(call.result_size, w.result.size());
+  return Reply(w, kDone, status, call.runtime_status, w.result.data(), static_cast<uint32_t>(result_size),
+               w.message.data(), strnlen(w.message.data(), w.message.size()));
 }
 
 bool HandleList(Worker &w, const uint8_t *msg, size_t size) {

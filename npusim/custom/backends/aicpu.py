@@ -87,8 +87,13 @@ class AicpuBackend(Backend):
                out_dtypes: list[str]) -> list[np.ndarray]:
         """Run the kernel on ``inputs``; one array per output (dynamic outputs shaped as the kernel set them)."""
         arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in inputs]
-        key = self._plan_key(arrays, attrs, out_shapes, out_dtypes)
-        plan = self._plans.get(key) if key is not None else None
+        key = (attrs.names, attrs.values, tuple([(a.shape, a.dtype) for a in arrays]),
+               tuple([tuple(s) for s in out_shapes]), tuple(out_dtypes), lookup.env_setting())
+        try:
+            plan = self._plans.get(key)
+        except TypeError:  # an unhashable attribute value (a list ...)
+            key = self._plan_key(arrays, attrs, out_shapes, out_dtypes)
+            plan = self._plans.get(key) if key is not None else None
         if plan is None:
             plan = self._make_plan(arrays, attrs, out_shapes, out_dtypes)
             if key is not None:
@@ -109,18 +114,16 @@ class AicpuBackend(Backend):
 
     @staticmethod
     def _plan_key(arrays, attrs: CallAttrs, out_shapes, out_dtypes):
-        """What a call's plan depends on (None when an attribute value cannot be hashed)."""
+        """What a call's plan depends on, with list attribute values made hashable (None when one cannot be).
+
+        (launch builds the same key inline, without the conversion, for the common all-hashable case.)"""
         try:
-            key = (attrs.names, attrs.values, tuple((a.shape, a.dtype) for a in arrays),
-                   tuple(tuple(s) for s in out_shapes), tuple(out_dtypes), os.environ.get(lookup.ENV_VAR))
+            key = (attrs.names, _hashable(attrs.values), tuple([(a.shape, a.dtype) for a in arrays]),
+                   tuple([tuple(s) for s in out_shapes]), tuple(out_dtypes), lookup.env_setting())
             hash(key)
             return key
         except TypeError:
-            try:
-                return (attrs.names, _hashable(attrs.values), tuple((a.shape, a.dtype) for a in arrays),
-                        tuple(tuple(s) for s in out_shapes), tuple(out_dtypes), os.environ.get(lookup.ENV_VAR))
-            except TypeError:
-                return None
+            return None
 
     def _make_plan(self, arrays, attrs: CallAttrs, out_shapes, out_dtypes) -> CallPlan:
         values = dict(self._defaults)
@@ -137,7 +140,7 @@ class AicpuBackend(Backend):
         if name is not None and not isinstance(name, str):
             raise AicpuAttrError(f"AICPU op '{self.op_type}': '{LIBRARY_ATTR}' must be a str naming the kernel "
                                  f"library, but got {type(name).__name__} {name!r}")
-        key = (name, os.environ.get(lookup.ENV_VAR))
+        key = (name, lookup.env_setting())
         path = self._libraries.get(key)
         if path is None:
             path = self._libraries[key] = lookup.find_library(name)

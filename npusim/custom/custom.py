@@ -109,7 +109,8 @@ class Custom(Primitive):
         tensors, attr_args = self._split(args)
         arrays = [t._data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
         try:
-            key = (tuple([(a.shape, a.dtype) for a in arrays]), attr_args)
+            # the types too: True, 1 and 1.0 are equal keys in Python but bind to attributes differently
+            key = (tuple([(a.shape, a.dtype) for a in arrays]), attr_args, tuple(map(type, attr_args)))
             plan = self._plans.get(key)
         except TypeError:  # unhashable attribute values: resolve every time
             key, plan = None, None

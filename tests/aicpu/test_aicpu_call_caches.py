@@ -81,3 +81,15 @@ def test_reply_timeout_is_set_on_a_blocking_socket(worker):
     assert worker._proc.timeout_s == 0.5
     (y,) = worker.run(plan, [x, x], timeout_s=float("inf")).outputs
     assert y.tolist() == [2.0]
+
+
+def test_plan_keys_keep_equal_values_of_different_types_apart():
+    """True, 1 and 1.0 compare equal in Python but encode as different attribute kinds for the kernel."""
+    from npusim.custom.backends.aicpu import AicpuBackend
+    from npusim.custom.backends.base import CallAttrs
+    arrays, shapes, dtypes = [np.zeros(4, np.float32)], [(4,)], ["float32"]
+    keys = {AicpuBackend._plan_key(arrays, CallAttrs(("a",), (value,)), shapes, dtypes)
+            for value in (True, 1, 1.0, [1, 2], [1.0, 2.0])}
+    assert len(keys) == 5
+    assert AicpuBackend._plan_key(arrays, CallAttrs(("a",), ([1, 2],)), shapes, dtypes) == \
+        AicpuBackend._plan_key(arrays, CallAttrs(("a",), ([1, 2],)), shapes, dtypes)

@@ -48,12 +48,6 @@ def _attr_specs(reg: dict) -> tuple[AttrSpec, ...]:
     return tuple(specs)
 
 
-def _hashable(value):
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
-    return value
-
-
 class AicpuBackend(Backend):
     """Backend of func_type "aicpu".  ``timeout_s`` (None: the worker's default) bounds one kernel call;
     ``last_log_lines`` holds what the kernel logged in the latest successful call."""
@@ -87,19 +81,13 @@ class AicpuBackend(Backend):
                out_dtypes: list[str]) -> list[np.ndarray]:
         """Run the kernel on ``inputs``; one array per output (dynamic outputs shaped as the kernel set them)."""
         arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in inputs]
-        key = (attrs.names, attrs.values, tuple([(a.shape, a.dtype) for a in arrays]),
-               tuple([tuple(s) for s in out_shapes]), tuple(out_dtypes), lookup.env_setting())
-        try:
-            plan = self._plans.get(key)
-        except TypeError:  # an unhashable attribute value (a list ...)
-            key = self._plan_key(arrays, attrs, out_shapes, out_dtypes)
-            plan = self._plans.get(key) if key is not None else None
+        key = self._plan_key(arrays, attrs, out_shapes, out_dtypes)
+        plan = self._plans.get(key)
         if plan is None:
             plan = self._make_plan(arrays, attrs, out_shapes, out_dtypes)
-            if key is not None:
-                if len(self._plans) >= _PLAN_CACHE_LIMIT:
-                    self._plans.clear()
-                self._plans[key] = plan
+            if len(self._plans) >= _PLAN_CACHE_LIMIT:
+                self._plans.clear()
+            self._plans[key] = plan
         try:
             result = default_worker().run(plan, arrays, self.timeout_s)
         except AicpuLibraryLoadError:
@@ -113,17 +101,11 @@ class AicpuBackend(Backend):
         return result.outputs
 
     @staticmethod
-    def _plan_key(arrays, attrs: CallAttrs, out_shapes, out_dtypes):
-        """What a call's plan depends on, with list attribute values made hashable (None when one cannot be).
-
-        (launch builds the same key inline, without the conversion, for the common all-hashable case.)"""
-        try:
-            key = (attrs.names, _hashable(attrs.values), tuple([(a.shape, a.dtype) for a in arrays]),
-                   tuple([tuple(s) for s in out_shapes]), tuple(out_dtypes), lookup.env_setting())
-            hash(key)
-            return key
-        except TypeError:
-            return None
+    def _plan_key(arrays, attrs: CallAttrs, out_shapes, out_dtypes) -> tuple:
+        """What a call's plan depends on.  Attribute values enter by repr: hashable whatever they hold (lists), and
+        True, 1 and 1.0 (equal in Python) stay apart, as they encode differently for the kernel."""
+        return (attrs.names, repr(attrs.values), tuple([(a.shape, a.dtype) for a in arrays]),
+                tuple([tuple(s) for s in out_shapes]), tuple(out_dtypes), lookup.env_setting())
 
     def _make_plan(self, arrays, attrs: CallAttrs, out_shapes, out_dtypes) -> CallPlan:
         values = dict(self._defaults)
@@ -147,19 +129,15 @@ class AicpuBackend(Backend):
         return path
 
     def _encode(self, values: dict) -> tuple[bytes, int]:
-        try:
-            key = tuple((name, _hashable(value)) for name, value in values.items())
-            cached = self._encoded_attrs.get(key)
-        except TypeError:  # an unhashable value: encode every time
-            key, cached = None, None
+        key = repr(tuple(values.items()))  # by repr: True / 1 / 1.0 encode differently and must not share
+        cached = self._encoded_attrs.get(key)
         if cached is not None:
             return cached
         items = [(name, value, self._types.get(name)) for name, value in values.items()]
         encoded = protocol.encode_attrs(self.op_type, items)
-        if key is not None:
-            if len(self._encoded_attrs) >= _ATTR_CACHE_LIMIT:
-                self._encoded_attrs.clear()
-            self._encoded_attrs[key] = encoded
+        if len(self._encoded_attrs) >= _ATTR_CACHE_LIMIT:
+            self._encoded_attrs.clear()
+        self._encoded_attrs[key] = encoded
         return encoded
 
     def _row_formats(self, arrays: list[np.ndarray], n_outputs: int) -> tuple[list[int], list[int]]:

@@ -99,27 +99,12 @@ def _stored_buffers(stmt, found: list) -> None:
                     _stored_buffers(item, found)
 
 
-def _viewed(buffer):
-    """The buffer ``buffer`` is a view of (flattening writes ``y_1 = y.view(n)``), or None."""
-    data = getattr(buffer, "data", None)
-    args = getattr(data, "args", None)
-    return args[0] if args is not None and len(args) and _is_buffer(args[0]) else None
-
-
 def stored_params(func) -> frozenset:
-    """Positions of the buffer parameters ``func`` (flat loops, see :func:`flatten`) writes to."""
+    """Positions of the buffer parameters ``func`` (flat loops, see :func:`flatten`) writes to.
+
+    Flattening stores through a view declared over the parameter (``y_1 = y.view(n)``) whose buffer keeps the
+    parameter's name; names of a prim func's parameters are unique, so stores are matched by name."""
     found: list = []
     _stored_buffers(func.body, found)
-    written = set()
-    for buffer in found:
-        for _ in range(8):  # a view of a view ...
-            # parameters are matched by name too: lowering passes may rebuild the Var objects (names are unique)
-            matches = [i for i, param in enumerate(func.params)
-                       if param.same_as(buffer) or str(param.name) == str(buffer.name)]
-            if matches:
-                written.update(matches)
-                break
-            buffer = _viewed(buffer)
-            if buffer is None:
-                break
-    return frozenset(written)
+    names = {str(buffer.name) for buffer in found}
+    return frozenset(i for i, param in enumerate(func.params) if str(param.name) in names)

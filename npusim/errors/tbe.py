@@ -31,7 +31,9 @@ class TbeLaunchError(TbeError, KernelRuntimeError):
 
 
 class TikUnsupportedError(TbeError, UnsupportedError, ImportError):
-    """``tik`` was imported: npusim does not provide TIK yet (an ImportError too, for ``try: ... except ImportError``)."""
+    """``tik`` was imported: npusim does not provide TIK yet (an ImportError too, for
+    ``try: ... except ImportError``)."""
 
 
-__all__ = ["TikUnsupportedError", "TbeError", "TbeArgumentError", "TbeTypeError", "TbeScheduleError", "TbeBuildError", "TbeLaunchError"]
+__all__ = ["TikUnsupportedError", "TbeError", "TbeArgumentError", "TbeTypeError", "TbeScheduleError", "TbeBuildError",
+           "TbeLaunchError"]

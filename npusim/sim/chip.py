@@ -219,15 +219,31 @@ def _current_name() -> str:
     return _selected["name"] or os.environ.get(ENV_VAR) or DEFAULT_CHIP
 
 
+# current_chip()'s explicit cache: (set_chip name, NPUSIM_SOC, set_overflow_mode mode, NPUSIM_SAT_MODE) -> Chip;
+# only successful resolutions are stored, so a bad setting raises on every call
+_resolved: dict = {}
+_RESOLVED_LIMIT = 64
+
+
 def current_chip() -> Chip:
     """The chip in use: set_chip()'s choice, else the ``NPUSIM_SOC`` environment variable, else Ascend910; in the
     overflow mode set_overflow_mode() chose, else ``NPUSIM_SAT_MODE``'s, else the chip's default."""
-    name = _current_name()
-    mode = _selected["overflow_mode"]
-    origin = "set_overflow_mode"
-    if mode is None and os.environ.get(overflow.ENV_VAR, "").strip():
-        origin = f"{overflow.ENV_VAR}={os.environ[overflow.ENV_VAR]}"
-        mode = overflow.parse_overflow_mode(os.environ[overflow.ENV_VAR], origin)
+    key = (_selected["name"], os.environ.get(ENV_VAR), _selected["overflow_mode"], os.environ.get(overflow.ENV_VAR))
+    chip = _resolved.get(key)
+    if chip is None:
+        chip = _resolve_current(*key)
+        if len(_resolved) >= _RESOLVED_LIMIT:
+            _resolved.clear()
+        _resolved[key] = chip
+    return chip
+
+
+def _resolve_current(selected_name, env_name, selected_mode, env_mode) -> Chip:
+    name = selected_name or env_name or DEFAULT_CHIP
+    mode, origin = selected_mode, "set_overflow_mode"
+    if mode is None and (env_mode or "").strip():
+        origin = f"{overflow.ENV_VAR}={env_mode}"
+        mode = overflow.parse_overflow_mode(env_mode, origin)
     chip = get_chip(name)
     if mode is None:
         return chip

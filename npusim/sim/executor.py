@@ -117,7 +117,8 @@ def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: i
         views_by_core.clear()
         for memory in cores.values():
             memory.release()
-    blocks.sort(key=lambda b: b.block)
+    if block_order is not None:
+        blocks.sort(key=lambda b: b.block)
     return Trace(compiled.kernel.name, compiled.chip.name, block_dim, num_cores, compiled.statics, tuple(blocks),
                  dict(compiled.scope_high_water), time.perf_counter() - start)
 

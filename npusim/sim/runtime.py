@@ -159,7 +159,7 @@ class Device:
         block_dim = int(kernel.block_dim if block_dim is None else block_dim)
         if not 1 <= block_dim <= 65535:
             raise InvalidOperandError(f"block_dim {block_dim} outside [1, 65535]", kernel=kernel.name)
-        order = executor.block_sequence(block_dim, block_order)
+        order = None if block_order is None else executor.block_sequence(block_dim, block_order)  # checked now
         compiled = compile_for(kernel, self.chip)
         gm_args, scalar_args = self._bind(kernel, list(args))
         cleans = [(gm_args[i], _declared_bytes(p, gm_args[i].data.size)) for i, p in enumerate(kernel.params)

@@ -5,7 +5,8 @@ Per call signature the impl function is called as MindSpore's TBE compiler calls
     func(*input_dicts, *output_dicts, *attr_values, kernel_name=<name>)
 
 Each dict has ``shape`` (list), ``dtype`` (lowercase name; bool travels as "int8", as MindSpore hands it to TBE),
-``format`` "NCHW", ``ori_shape``, ``ori_format`` "NCHW" (what MindSpore's TBE json gives a DefaultFormat tensor).  Attribute values come positionally in reg-info order.
+``format`` "NCHW", ``ori_shape``, ``ori_format`` "NCHW" (what MindSpore's TBE json gives a DefaultFormat tensor).
+Attribute values come positionally in reg-info order.
 ``kernel_name`` is the function's name plus a hash of the signature (passed by keyword when the function has a
 ``kernel_name`` parameter or ``**kwargs``, else positionally if it takes one more argument, else not at all).
 The compat layer (``te``, ``tbe``, ``topi``, ``mindspore``) is active while the function runs, and its
@@ -13,11 +14,12 @@ The compat layer (``te``, ``tbe``, ``topi``, ``mindspore``) is active while the 
 user's working directory.
 
 Built kernels are cached in memory and on disk by (function source, its module's source and the user modules it
-reaches, default and closure values by content — see :mod:`npusim.custom.backends.tbe_key` —, input shapes and dtypes, output shapes and dtypes, attributes, chip name); a relaunch only runs
-the kernel.  The disk key also covers the te_compat sources (:mod:`te_compat.build.cache`).  Whatever
-device_target says, the kernel runs on the simulated Ascend device (there is no other way to run TBE code), and
-``npusim.sim.profile()`` records the launch.  The kernel's outputs are matched to the Custom outputs in order,
-by element count (ops flatten or reshape inside) and dtype (int8/uint8 is accepted for a declared bool output).
+reaches, default and closure values by content — see :mod:`npusim.custom.backends.tbe_key` —, input shapes and
+dtypes, output shapes and dtypes, attributes, chip name and overflow mode); a relaunch only runs the kernel.  The
+disk key also covers the te_compat sources (:mod:`te_compat.build.cache`).  Whatever device_target says, the
+kernel runs on the simulated Ascend device (there is no other way to run TBE code), and ``npusim.sim.profile()``
+records the launch.  The kernel's outputs are matched to the Custom outputs in order, by element count (ops
+flatten or reshape inside) and dtype (int8/uint8 is accepted for a declared bool output).
 """
 from __future__ import annotations
 

@@ -79,7 +79,10 @@ def compile_tvm_call(instr, spec, kc: CompileContext) -> CompiledInstr:
             binder(ctx, values, copies)
         _call(function, values, site)
         for position in saturated:  # the chip's overflow mode applies to what the program wrote
-            values[position][...] = saturate(values[position])
+            written = values[position]
+            fixed = saturate(written)
+            if fixed is not written:  # saturate returns its input when all is finite: nothing to copy back
+                written[...] = fixed
         for copy, view in copies:
             if not np.array_equal(copy, view):
                 view[...] = copy

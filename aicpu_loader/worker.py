@@ -206,14 +206,8 @@ class AicpuWorker:
     def _after_fork_in_child(self) -> None:
         """A forked child never talks to the parent's worker nor writes the parent's shared memory."""
         self._lock = threading.Lock()  # another parent thread may have held it at the fork
-        if self._proc is not None:
-            self._proc.close()  # only closes our copy of the socket (owner_pid differs)
-            self._proc = None
-        if self._mm is not None:
-            self._mm.close()  # unmaps the child's view only
-        if self._shm_fd >= 0:
-            os.close(self._shm_fd)
-        self._mm, self._shm_fd, self._shm_size = None, -1, 0
+        self._drop_process(graceful=True)  # only closes our copy of the socket (_Process.owner_pid differs)
+        self._drop_shm()  # unmaps and closes the child's copies only
 
     def _ensure(self, needed_bytes: int) -> _Process:
         if self._mm is None or needed_bytes > self._shm_size:

@@ -45,17 +45,13 @@ def convert_attr(value, value_type: str | None, where: str):
     return value
 
 
-def _fixed_value(entry: dict, func_type: str | None):
-    """The reg-info ``value`` of an attr, when it fixes the attr's value (else None).
+def fixed_value(entry: dict, func_type: str | None):
+    """The reg-info ``value`` of an attr, when it fixes the attr's value so no call argument binds to it (else None).
 
     For func_type "tbe" MindSpore feeds every attr from the call's inputs: ``value`` there is TBERegOp's allowed-values
     spec (``"all"``, which MindSpore itself fills in when missing), so it only serves when the call passes nothing.
     """
-    if "value" not in entry:
-        return None
-    if func_type == "tbe":
-        return None
-    return entry["value"]
+    return None if func_type == "tbe" else entry.get("value")
 
 
 def _tbe_value_fallback(entry: dict):
@@ -68,7 +64,7 @@ def bind_attrs(op_name: str, reg: dict | None, values: tuple, func_type: str | N
 
     Attrs declared with ``value=`` are fixed (aot, aicpu ...); the others take the call's trailing arguments in
     order, then their default value.  For func_type "tbe" every attr takes the call's arguments (see
-    :func:`_fixed_value`).  A required attr with no value → OpValueError naming it.
+    :func:`fixed_value`).  A required attr with no value → OpValueError naming it.
     """
     entries = (reg or {}).get("attr") or []
     if not entries:
@@ -78,15 +74,16 @@ def bind_attrs(op_name: str, reg: dict | None, values: tuple, func_type: str | N
     for entry in entries:
         name = entry.get("name", f"attr{len(names)}")
         where = f"Custom op '{op_name}', attribute '{name}'"
-        fixed = _fixed_value(entry, func_type)
+        fixed = fixed_value(entry, func_type)
+        default = default_value(entry)
+        if default is None and func_type == "tbe":
+            default = _tbe_value_fallback(entry)
         if fixed is not None:
             value = fixed
         elif remaining:
             value = remaining.pop(0)
-        elif default_value(entry) is not None:
-            value = default_value(entry)
-        elif func_type == "tbe" and _tbe_value_fallback(entry) is not None:
-            value = _tbe_value_fallback(entry)
+        elif default is not None:
+            value = default
         elif param_type(entry) == "required":
             raise OpValueError(f"{where} is required but was neither passed nor given a default value")
         else:

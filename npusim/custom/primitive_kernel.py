@@ -12,6 +12,7 @@ matching func_type, built once per primitive object:
 from __future__ import annotations
 
 from npusim.custom import op_lib
+from npusim.custom.attrs import fixed_value
 from npusim.custom.reg_info import default_value, param_type
 from npusim.errors import OpValueError, UnsupportedError
 
@@ -43,10 +44,13 @@ def _infer_fns(prim, n_inputs: int):
 
 
 def _attr_values(prim, entry: op_lib.RegisteredOp) -> tuple:
-    """The primitive's attribute values in op-info order (missing optional ones: their default)."""
+    """The primitive's attribute values in op-info order (missing optional ones: their default), as the trailing
+    call arguments of the Custom op; attrs the op info fixes take no argument (see :func:`attrs.fixed_value`)."""
     values, pending = [], []
     for spec in entry.info.get("attr") or []:
         name = spec.get("name")
+        if fixed_value(spec, entry.func_type) is not None:
+            continue
         if name in prim.attrs:
             values.extend(pending)
             pending = []

@@ -153,3 +153,23 @@ def test_primitive_without_registered_impl_or_required_attr_fails_clearly(load):
     x = ms.Tensor(np.ones(2, np.float32))
     with pytest.raises(OpValueError, match="requires the attribute 'bias'"):
         MulBias()(x, x)
+
+
+def test_attrs_fixed_by_the_op_info_take_no_call_argument():
+    """An AiCPU op info attr with ``value=`` is fixed: the primitive's other attrs must not shift onto it."""
+    from npusim.custom.attrs import bind_attrs
+    from npusim.custom.op_lib import RegisteredOp
+    from npusim.custom.primitive_kernel import _attr_values
+
+    info = {"op_name": "CusScale", "imply_type": "AiCPU",
+            "attr": [{"name": "cust_aicpu", "type": "str", "value": "scale_kernels"},
+                     {"name": "alpha", "type": "float", "param_type": "required"}]}
+    entry = RegisteredOp("CusScale", info, print, "")
+
+    class Prim:
+        name = "CusScale"
+        attrs = {"cust_aicpu": "scale_kernels", "alpha": 2}
+
+    bound = bind_attrs("CusScale", info, _attr_values(Prim(), entry), entry.func_type)
+    assert bound.names == ("cust_aicpu", "alpha")
+    assert bound.values == ("scale_kernels", 2.0)

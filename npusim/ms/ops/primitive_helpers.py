@@ -5,12 +5,13 @@ import inspect
 
 def prim_attr_register(fn):
     """Decorator for a Primitive's ``__init__``: records the init arguments as attributes."""
+    signature = inspect.signature(fn)  # once per decorated __init__, not per instance
+
     @functools.wraps(fn)
     def wrapper(self, *args, **kwargs):
         from npusim.frontend.primitive import Primitive
         if "name" not in self.__dict__:
             Primitive.__init__(self, type(self).__name__)
-        signature = inspect.signature(fn)
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
         for name, value in list(bound.arguments.items())[1:]:  # every argument but self, defaults included

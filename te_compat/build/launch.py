@@ -155,9 +155,10 @@ def load_built(name_or_path) -> BuiltKernel:
     if n_params != len(args):
         raise TbeLaunchError(f"kernel '{label}': the binary takes {n_params} argument(s) but the JSON lists "
                              f"{len(args)}")
-    flags = meta.get("parameters", atomic_clean_flags(kernel))
-    if not isinstance(flags, list) or flags != atomic_clean_flags(kernel):
+    expected = atomic_clean_flags(kernel)
+    flags = meta.get("parameters", expected)
+    if not isinstance(flags, list) or flags != expected:
         raise TbeLaunchError(f"kernel '{label}': the JSON's \"parameters\" {flags!r} disagree with the binary's "
-                             f"atomic-clean parameters {atomic_clean_flags(kernel)}")
+                             f"atomic-clean parameters {expected}")
     return BuiltKernel(label, json_path, obj_path, kernel, args, meta)
 

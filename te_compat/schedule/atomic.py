@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Optional
 
-from te_compat.schedule.common import REPEAT_BYTES, ceil_div, itemsize, round_up
+from te_compat.schedule.common import REPEAT_BYTES, ceil_div, itemsize, largest_fitting, round_up
 from te_compat.schedule.layout import Tile, buffer_bytes, layout_of
 
 MIN_SHARE_BYTES = 16 * 1024      # input bytes a block must get for a split over the reduce axis to pay off
@@ -53,10 +53,10 @@ def eligible(an, chip, unit: int) -> Optional[AtomicPlan]:
     ra = an.reduce_axis
     if ra not in (1, 2) or an.resident or an.reduce_outer or an.canon.extents[0] != 1:
         return None
-    reduces = tuple(i for i, axis in an.canon.reduced.items() if axis is not None)
+    reduces = an.reducing
     if not reduces or any(an.infos[i].op != "sum" for i in reduces):
         return None
-    if not all(contiguous(layout_of(an.mask(i), kept_tile(an), unit)) for i in reduces):
+    if not all(layout_of(an.mask(i), kept_tile(an), unit).contiguous for i in reduces):   # one move each
         return None
     if any(o not in an.post for o in an.outputs):
         return None
@@ -82,11 +82,6 @@ def kept_tile(an) -> Tile:
     ext = list(an.canon.extents)
     ext[an.reduce_axis] = 1
     return Tile(*ext)
-
-
-def contiguous(layout) -> bool:
-    """Whether a tensor's UB tile is one run of elements (then one move stores it)."""
-    return not layout.has_c or layout.rows == 1 or layout.pitch == layout.ec
 
 
 def arena_bytes(an, plan: AtomicPlan, unit: int) -> int:
@@ -134,6 +129,7 @@ def split(an, chip, unit: int, regular_blocks: int, fits) -> Optional[tuple]:
 
 
 def _tile(an, fits, per: int, align: int) -> Optional[Tile]:
+    """The longest run of the reduce axis (at most ``per``, ``align``-rounded when possible) whose tile fits."""
     base = kept_tile(an)
     ra = an.reduce_axis
 
@@ -141,16 +137,6 @@ def _tile(an, fits, per: int, align: int) -> Optional[Tile]:
         ext = [base.ta, base.tb, base.tc]
         ext[ra] = v
         return Tile(*ext)
-    first = min(per, align)
-    if not fits(with_extent(first)):
+    if not fits(with_extent(min(per, align))):
         return None
-    low, high = first, per
-    while low < high:
-        mid = (low + high + 1) // 2
-        if fits(with_extent(mid)):
-            low = mid
-        else:
-            high = mid - 1
-    if low < per and low >= align:
-        low -= low % align
-    return with_extent(low)
+    return with_extent(largest_fitting(lambda v: fits(with_extent(v)), per, align))

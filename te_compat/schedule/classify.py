@@ -52,6 +52,15 @@ class Analysis:
         ops, vector_dup)."""
         return self.infos[index].kind == "const" and index not in self.outputs and index not in self.materialized
 
+    def operand_nodes(self, index: int) -> list:
+        """The nodes node ``index`` reads (immediate operands left out)."""
+        return [o.node for o in self.infos[index].operands if not o.is_const]
+
+    @property
+    def reducing(self) -> tuple:
+        """The reduce nodes that reduce a real axis (not only extent-1 dims)."""
+        return tuple(i for i, axis in self.canon.reduced.items() if axis is not None)
+
     def consumers(self, index: int) -> tuple:
         return tuple(n.index for n in self.graph.nodes
                      if any(o.node == index for o in self.infos[n.index].operands))

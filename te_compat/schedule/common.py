@@ -57,6 +57,20 @@ def lcm(a: int, b: int) -> int:
     return a * b // gcd(a, b)
 
 
+def largest_fitting(fits, limit: int, align: int) -> int:
+    """The largest v in [1, limit] with fits(v) (fits is monotone), rounded down to ``align`` when possible."""
+    low, high = 1, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    if low >= align and low < limit:
+        low -= low % align
+    return low
+
+
 def gm_dtype(dtype: str) -> str:
     """The dtype data moves use for a tensor (bool travels as uint8 bytes)."""
     return "uint8" if dtype == "bool" else dtype

@@ -17,12 +17,12 @@ from te_compat.schedule.alloc import Region
 from te_compat.schedule.atomic import COUNTER_ELEMS, WORK_DTYPE, kept_tile
 from te_compat.schedule.common import BLOCK_BYTES, REPEAT_BYTES, ceil_div, itemsize, per_block, round_up
 from te_compat.schedule.emit_cast import conversion_steps, run_steps
+from te_compat.schedule.emit_moves import MAX_BURST
 from te_compat.schedule.emitter import EVENT_GROUP, EVENT_MISC
 from te_compat.schedule.layout import buffer_bytes, layout_of
 from te_compat.schedule.vec import Loc
 
 EVENT_DONE = 0           # MTE3 -> MTE2: this block's atomic adds are complete before it reads the counter
-MAX_BURST = 65535
 
 
 @dataclass(frozen=True)

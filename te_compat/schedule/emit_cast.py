@@ -113,8 +113,6 @@ def run_steps(em, steps: list, src: Loc, dst: Loc, n: int, temps: tuple) -> None
     current = src
     for i, (_, to, mode) in enumerate(steps):
         target = dst if i == len(steps) - 1 else Loc(temps[i], 0, to)
-        if is_deq(em.chip, steps[i]):
-            vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode, deqscale=1.0)
-        else:
-            vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode)
+        deq = {"deqscale": 1.0} if is_deq(em.chip, steps[i]) else {}
+        vec.flat(em, "vconv", {"dst": target, "src": current}, n, round_mode=mode, **deq)
         current = target

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from te_compat.schedule import vec
 from te_compat.schedule.common import ceil_div
+from te_compat.schedule.emit_elewise import BINARY
 from te_compat.schedule.env import ConstArg, NodeEnv, PlanEnv
 from te_compat.schedule.layout import buffer_bytes
 from te_compat.schedule.vec import Loc
@@ -34,6 +35,6 @@ def emit(env: NodeEnv) -> None:
         vec.flat(em, "vnot", {"dst": dst, "src": srcs[0]}, n16)
         vec.flat(em, "vand", {"dst": dst, "src0": dst, "src1": ones}, n16)
         return
-    opcode = {"and": "vand", "or": "vor"}[op]
+    opcode = BINARY[op]
     vec.check(em, opcode, "uint16")
     vec.flat(em, opcode, {"dst": dst, "src0": srcs[0], "src1": srcs[1]}, n16)

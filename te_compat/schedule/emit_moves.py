@@ -51,9 +51,7 @@ def _scalar_copy(em, dst_ref, src_ref, dtype: str) -> None:
 def _contiguous(t: GmTensor, lay: Layout) -> bool:
     if not lay.has_c:
         return True
-    if lay.rows > 1 and lay.pitch != lay.ec:
-        return False
-    return _consecutive_rows(t, lay)
+    return lay.contiguous and _consecutive_rows(t, lay)
 
 
 def _consecutive_rows(t: GmTensor, lay: Layout) -> bool:

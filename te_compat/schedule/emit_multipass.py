@@ -19,28 +19,26 @@ from te_compat.schedule.emitter import EVENT_GROUP, EVENT_MISC
 def group(nest, level: int, axis: int, origin: list, sizes: list, slot: int) -> None:
     """Emit the group at nest level ``level`` (the reduce axis ``axis``)."""
     em, mp = nest.em, nest.sched.multipass
+    layouts = nest._layouts(sizes)
     nest.group_begin(sizes)
     if mp.loads or mp.first:
-        _per_row_inputs(nest, origin, sizes)
+        _per_row_inputs(nest, origin, layouts)
     for one in mp.passes:
         nest.use_stage(one.stage, one.plan)
         nest.tiles(level, axis, origin, sizes, slot)
-        if one.after:
-            layouts = nest._layouts(sizes)
-            for index in one.after:
-                nest._compute(mp.group_plan, index, layouts, 0)
+        for index in one.after:
+            nest._compute(mp.group_plan, index, layouts, 0)
     first = mp.passes[0]
     nest.use_stage(first.stage, first.plan)
     if mp.outputs:
-        nest._store(mp.group_plan, mp.outputs, nest._layouts(sizes), origin, 0, EVENT_GROUP)
+        nest._store(mp.group_plan, mp.outputs, layouts, origin, 0, EVENT_GROUP)
     if mp.loads:
         em.set_flag("V", "MTE2", EVENT_MISC)
     em.set_flag("MTE3", "V", EVENT_GROUP)
 
 
-def _per_row_inputs(nest, origin: list, sizes: list) -> None:
+def _per_row_inputs(nest, origin: list, layouts: dict) -> None:
     em, mp = nest.em, nest.sched.multipass
-    layouts = nest._layouts(sizes)
     if mp.loads:
         em.wait_flag("V", "MTE2", EVENT_MISC)
         for index in mp.loads:

@@ -23,12 +23,9 @@ from npusim.sim.isa.rounding import ROUND_MODE_NAMES
 from npusim.sim.isa.saturate import saturator_for
 from te_compat.schedule.common import UnsupportedPattern
 from te_compat.schedule.emit_cast import conversion_steps, is_deq
+from te_compat.schedule.emit_elewise import BINARY as _BINARY, UNARY as _UNARY, VS as _VS
 from te_compat.schedule.operands import OpInfo, operand_dtype
 
-_UNARY = {"abs": "vabs", "exp": "vexp", "log": "vln", "rec": "vrec", "relu": "vrelu", "sqrt": "vsqrt",
-          "rsqrt": "vrsqrt"}
-_VS = {"add": "vadds", "mul": "vmuls", "max": "vmaxs", "min": "vmins"}
-_BINARY = {"add": "vadd", "sub": "vsub", "mul": "vmul", "div": "vdiv", "max": "vmax", "min": "vmin"}
 _BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or}
 _CMP = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "gt": operator.gt, "ge": operator.ge,
         "le": operator.le}

@@ -48,6 +48,11 @@ class Layout:
         """Real elements of the tile."""
         return self.rows * (self.ec if self.has_c else 1)
 
+    @property
+    def contiguous(self) -> bool:
+        """Whether the tile is one run of elements in UB (no row padding between its elements)."""
+        return not self.has_c or self.rows == 1 or self.pitch == self.ec
+
     def offset(self, ia, ib=0, ic=0):
         """UB element offset of tile element (ia, ib, ic) (ints or expressions)."""
         if self.has_c:
@@ -62,6 +67,11 @@ def layout_of(mask: tuple, tile: Tile, unit: int) -> Layout:
     if mask[2]:
         return Layout(ea, eb, tile.tc, round_up(tile.tc, unit), True)
     return Layout(ea, eb, 1, 1, False)
+
+
+def layouts_of(an, tile: Tile, unit: int) -> dict:
+    """node index -> the layout of that node of analysed graph ``an`` in ``tile``."""
+    return {n.index: layout_of(an.mask(n.index), tile, unit) for n in an.graph.nodes}
 
 
 def buffer_bytes(layout: Layout, dtype: str, bits: bool = False) -> int:

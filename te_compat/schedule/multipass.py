@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from te_compat.schedule.alloc import Region, Stage, StagePlan, plan_stage
 from te_compat.schedule.common import UnsupportedPattern
-from te_compat.schedule.layout import Tile, buffer_bytes, layout_of
+from te_compat.schedule.layout import Tile, buffer_bytes, layouts_of
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class _Structure:
 def plan(an, chip, unit: int, tile: Tile) -> tuple:
     """(MultiPassPlan, layouts, accumulator regions) of ``an`` with chunks ``tile`` of the reduce axis."""
     st = _structure(an)
-    layouts = {n.index: layout_of(an.mask(n.index), tile, unit) for n in an.graph.nodes}
+    layouts = layouts_of(an, tile, unit)
     regions, offset = {}, 0
     for index in st.group:
         nbytes = buffer_bytes(layouts[index], an.graph.nodes[index].dtype, bits=index in an.bits)
@@ -94,12 +94,11 @@ def usage_bytes(mp: MultiPassPlan) -> int:
 
 
 def _structure(an) -> _Structure:
-    ra = an.reduce_axis
-    reduces = tuple(i for i, axis in an.canon.reduced.items() if axis is not None)
+    reduces = an.reducing
     group = _group_nodes(an, reduces)
     depth = {}
     for node in an.graph.nodes:
-        operands = _operand_nodes(an, node.index)
+        operands = an.operand_nodes(node.index)
         depth[node.index] = max((depth[o] for o in operands), default=0) + (1 if node.index in reduces else 0)
     passes = []
     for k in range(1, max(depth[r] for r in reduces) + 1):
@@ -118,7 +117,7 @@ def _group_nodes(an, reduces: tuple) -> tuple:
     stack = [i for i in group if i not in reduces]
     while stack:
         index = stack.pop()
-        for o in _operand_nodes(an, index):
+        for o in an.operand_nodes(index):
             if an.is_virtual(o) or o in group:
                 continue
             if an.mask(o)[ra]:
@@ -138,13 +137,9 @@ def _pass(an, depth: int, roots: list, outputs: tuple, group: tuple) -> tuple:
         if index in need:
             continue
         need.add(index)
-        stack.extend(o for o in _operand_nodes(an, index) if o not in group and not an.is_virtual(o))
+        stack.extend(o for o in an.operand_nodes(index) if o not in group and not an.is_virtual(o))
     ordered = [n.index for n in an.graph.nodes if n.index in need]
     loads = tuple(i for i in ordered if an.infos[i].kind == "input")
     computes = tuple(i for i in ordered if an.infos[i].kind != "input")
-    held = tuple(dict.fromkeys(o for i in computes for o in _operand_nodes(an, i) if o in group))
+    held = tuple(dict.fromkeys(o for i in computes for o in an.operand_nodes(i) if o in group))
     return depth, loads, computes, outputs, held
-
-
-def _operand_nodes(an, index: int) -> list:
-    return [o.node for o in an.infos[index].operands if not o.is_const]

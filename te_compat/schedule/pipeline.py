@@ -21,7 +21,7 @@ from te_compat.schedule.emit_moves import load_tile, store_tile
 from te_compat.schedule.emit_reduce import init_acc
 from te_compat.schedule.emitter import EVENT_GROUP, EVENT_MISC
 from te_compat.schedule.env import ConstArg, NodeEnv, PlanEnv
-from te_compat.schedule.layout import Tile, layout_of
+from te_compat.schedule.layout import Tile, layouts_of
 from te_compat.schedule.temps import emit_node
 from te_compat.schedule.vec import Loc
 
@@ -154,8 +154,7 @@ class Nest:
 
     # -- one tile -----------------------------------------------------------------------------------------------
     def _layouts(self, sizes: list) -> dict:
-        tile = Tile(*sizes)
-        return {n.index: layout_of(self.an.mask(n.index), tile, self.sched.unit) for n in self.an.graph.nodes}
+        return layouts_of(self.an, Tile(*sizes), self.sched.unit)
 
     def _tile(self, origin: list, sizes: list, slot: int) -> None:
         em, stage, plan = self.em, self.stage, self.plan

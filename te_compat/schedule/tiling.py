@@ -17,10 +17,10 @@ from math import gcd
 
 from te_compat.schedule import atomic, multipass
 from te_compat.schedule.alloc import Region, Stage, StagePlan, plan_stage
-from te_compat.schedule.common import BLOCK_BYTES, UnsupportedPattern, ceil_div, itemsize, lcm, per_block, \
-    round_up
+from te_compat.schedule.common import BLOCK_BYTES, UnsupportedPattern, ceil_div, itemsize, largest_fitting, lcm, \
+    per_block, round_up
 from te_compat.schedule.emitter import SCRATCH_BYTES
-from te_compat.schedule.layout import Tile, buffer_bytes, layout_of
+from te_compat.schedule.layout import Tile, buffer_bytes, layouts_of
 
 MISC_BYTES = 2 * SCRATCH_BYTES
 
@@ -143,11 +143,11 @@ def _search(an, chip, unit: int, ext: tuple, misc_bytes: int):
     if fits(Tile(1, ext[1], ext[2])):
         if ext[1] != full[1] or ext[2] != full[2] or ext[0] == 1 or an.reduce_outer:
             return Tile(1, ext[1], ext[2])
-        return Tile(_largest(lambda v: fits(Tile(v, ext[1], ext[2])), ext[0], tile_align(an, 0)), ext[1], ext[2])
+        return Tile(largest_fitting(lambda v: fits(Tile(v, ext[1], ext[2])), ext[0], tile_align(an, 0)), ext[1], ext[2])
     whole_b = ra == 1 and an.resident
     if not whole_b and ext[1] > 1 and fits(Tile(1, 1, ext[2])):
         align = tile_align(an, 1)
-        rows = _largest(lambda v: fits(Tile(1, v, ext[2])), ext[1], align)
+        rows = largest_fitting(lambda v: fits(Tile(1, v, ext[2])), ext[1], align)
         if rows >= align or align > ext[1] or (ra == 2 and an.resident):
             return Tile(1, rows, ext[2])
         aligned = _aligned_columns(an, fits, unit, ext, align)      # whole output blocks beat whole rows
@@ -163,7 +163,7 @@ def _aligned_columns(an, fits, unit: int, ext: tuple, rows: int):
     least = min(ext[2], max(step, 512))
     if not fits(Tile(1, rows, least)):
         return None
-    return Tile(1, rows, _largest(lambda v: fits(Tile(1, rows, v)), ext[2], step))
+    return Tile(1, rows, largest_fitting(lambda v: fits(Tile(1, rows, v)), ext[2], step))
 
 
 def _column_tile(an, fits, unit: int, ext: tuple, whole_b: bool):
@@ -173,25 +173,11 @@ def _column_tile(an, fits, unit: int, ext: tuple, whole_b: bool):
     step = max(unit, tile_align(an, 2))
     while rows >= 1:
         if fits(Tile(1, rows, min(step, ext[2]))):
-            return Tile(1, rows, _largest(lambda v: fits(Tile(1, rows, v)), ext[2], step))
+            return Tile(1, rows, largest_fitting(lambda v: fits(Tile(1, rows, v)), ext[2], step))
         if whole_b:
             return None
         rows //= 2
     raise UnsupportedPattern("not even one block of every tensor fits UB")
-
-
-def _largest(fits, limit: int, align: int) -> int:
-    """The largest v in [1, limit] with fits(v) (fits is monotone), rounded down to ``align`` when possible."""
-    low, high = 1, limit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if fits(mid):
-            low = mid
-        else:
-            high = mid - 1
-    if low >= align and low < limit:
-        low -= low % align
-    return low
 
 
 def _stages(an, accumulate: bool) -> tuple:
@@ -203,7 +189,7 @@ def _stages(an, accumulate: bool) -> tuple:
     reduces = [i for i in computes if an.infos[i].kind == "reduce"]
     pre = [i for i in computes if i not in an.post or i in reduces]
     post = [i for i in computes if i in an.post and i not in reduces]
-    uses = lambda group, i: any(i in _operand_nodes(an, c) for c in group)
+    uses = lambda group, i: any(i in an.operand_nodes(c) for c in group)
     inputs = [i for i in nodes if an.infos[i].kind == "input"]
     tile = Stage("tile", tuple(i for i in inputs if uses(pre, i)), tuple(pre),
                  tuple(o for o in an.outputs if o in pre and o not in reduces))
@@ -212,14 +198,10 @@ def _stages(an, accumulate: bool) -> tuple:
     return tile, group
 
 
-def _operand_nodes(an, index: int) -> list:
-    return [o.node for o in an.infos[index].operands if not o.is_const]
-
-
 def _plans(an, chip, unit: int, tile: Tile) -> tuple:
     ra = an.reduce_axis
     accumulate = ra is not None and (tile.extent(ra) < an.canon.extents[ra] or an.reduce_outer)
-    layouts = {n.index: layout_of(an.mask(n.index), tile, unit) for n in an.graph.nodes}
+    layouts = layouts_of(an, tile, unit)
     tile_stage, group_stage = _stages(an, accumulate)
     accs, group_plan = {}, None
     if accumulate:
@@ -264,11 +246,11 @@ def _chunk_tile(an, chip, unit: int, ext: list, misc_bytes: int) -> Tile:
         step = max(unit, tile_align(an, 2))
         if not fits(Tile(1, 1, min(step, ext[2]))):
             raise UnsupportedPattern(f"not even {step} elements of a norm's {ext[2]}-element rows fit UB")
-        return Tile(1, 1, _largest(lambda v: fits(Tile(1, 1, v)), ext[2], step))
+        return Tile(1, 1, largest_fitting(lambda v: fits(Tile(1, 1, v)), ext[2], step))
     step = max(unit, tile_align(an, 2))
     for columns in (min(ext[2], round_up(CHUNK_COLUMNS, step)), min(ext[2], step)):
         if fits(Tile(1, 1, columns)):
-            return Tile(1, _largest(lambda v: fits(Tile(1, v, columns)), ext[1], 1), columns)
+            return Tile(1, largest_fitting(lambda v: fits(Tile(1, v, columns)), ext[1], 1), columns)
     raise UnsupportedPattern(f"not even one row of {min(ext[2], step)} columns of a norm fits UB")
 
 

@@ -15,7 +15,7 @@ import inspect
 import re
 from math import prod
 
-from npusim.errors import TbeArgumentError
+from npusim.errors import TbeArgumentError, TbeTypeError
 from te_compat.surface.opname import op_name_scope
 
 SHAPE_SIZE_LIMIT = 2 ** 31 - 1
@@ -149,6 +149,20 @@ def pinned_shape(shape, shape_range=None, where: str = "shape") -> list:
             dim = int(bounds[0])
         dims.append(dim)
     return dims
+
+
+def pinned_tensor(tensor, index: int, where: str = "classify") -> dict:
+    """A copy of input dict ``index`` with its shape pinned (:func:`pinned_shape`) and its range that shape."""
+    if not isinstance(tensor, dict):
+        raise TbeTypeError(f"{where}: input {index} must be a tensor dict, got {type(tensor).__name__}")
+    if "shape" not in tensor:
+        raise TbeArgumentError(f"{where}: input {index} has no 'shape'")
+    return with_shape(tensor, pinned_shape(tensor["shape"], tensor.get("range"), f"{where} input {index}"))
+
+
+def with_shape(tensor: dict, shape: list) -> dict:
+    """A copy of ``tensor`` with ``shape`` and the range that pins it."""
+    return dict(tensor, shape=list(shape), range=[(d, d) for d in shape])
 
 
 def check_shape(shape, min_dim=ZERO_DIM, max_dim=DIM_LIMIT, min_rank=RANK_ZERO, max_rank=RANK_LIMIT,

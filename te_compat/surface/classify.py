@@ -10,15 +10,14 @@ A 2022 op file builds one compute per input combination::
 
 npusim compiles each op per concrete shape, so ``classify`` returns exactly one combination: copies of the input
 dicts with concrete shapes (a -1 whose ``range`` pins it is replaced by that value; broadcast mode left-pads ranks
-with 1s like CANN; reduce mode normalises the axes input into ``{"shape", "value"}`` and shapes the after-reduce inputs, see
-:mod:`te_compat.surface.classify_reduce`), and ``variable_shape``
-returns those concrete dims, so the rest of the op builds an ordinary static graph.  A dimension that stays
+with 1s like CANN; reduce mode normalises the axes input into ``{"shape", "value"}`` and shapes the after-reduce
+inputs, see :mod:`te_compat.surface.classify_reduce`), and ``variable_shape`` returns those concrete dims, so the rest of the op builds an ordinary static graph.  A dimension that stays
 unknown raises :class:`~npusim.errors.TbeArgumentError` saying npusim compiles per concrete shape.
 """
 from __future__ import annotations
 
 from npusim.errors import TbeArgumentError, TbeTypeError, UnsupportedError
-from te_compat.surface.checks import pinned_shape
+from te_compat.surface.checks import pinned_shape, pinned_tensor, with_shape
 from te_compat.surface.classify_reduce import classify_reduce, reduce_variable_shape
 from te_compat.surface.shapes import unify_broadcast_shapes
 
@@ -47,22 +46,6 @@ class OpImplMode:
 SUPPORTED_MODES = (OpPatternMode.ELEWISE, OpPatternMode.ELEWISE_WITH_BROADCAST, OpPatternMode.REDUCE)
 
 
-def _concrete(tensor: dict, index: int) -> dict:
-    if not isinstance(tensor, dict):
-        raise TbeTypeError(f"classify: input {index} must be a tensor dict, got {type(tensor).__name__}")
-    if "shape" not in tensor:
-        raise TbeArgumentError(f"classify: input {index} has no 'shape'")
-    shape = pinned_shape(tensor["shape"], tensor.get("range"), f"classify input {index}")
-    result = dict(tensor)
-    result["shape"] = shape
-    result["range"] = [(d, d) for d in shape]
-    return result
-
-
-def _with_shape(tensor: dict, shape: list) -> dict:
-    return dict(tensor, shape=list(shape), range=[(d, d) for d in shape])
-
-
 def classify(ins, mode, extra_params=None):
     """The input combinations to build (one, with concrete shapes) for ``mode`` (elewise, broadcast, reduce)."""
     if extra_params is not None and not isinstance(extra_params, dict):
@@ -74,11 +57,11 @@ def classify(ins, mode, extra_params=None):
                                f"{', '.join(SUPPORTED_MODES)})")
     if mode == OpPatternMode.REDUCE:
         return classify_reduce(list(ins), extra_params or {})
-    tensors = [_concrete(item, i) for i, item in enumerate(ins)]
+    tensors = [pinned_tensor(item, i) for i, item in enumerate(ins)]
     if mode == OpPatternMode.ELEWISE_WITH_BROADCAST:
         *padded, _ = unify_broadcast_shapes([t["shape"] for t in tensors], op_name="classify",
                                             param_name=",".join(str(i) for i in range(len(tensors))))
-        tensors = [_with_shape(t, s) for t, s in zip(tensors, padded)]
+        tensors = [with_shape(t, s) for t, s in zip(tensors, padded)]
     return [tensors]
 
 

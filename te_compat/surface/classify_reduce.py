@@ -14,7 +14,7 @@ from __future__ import annotations
 from math import prod
 
 from npusim.errors import TbeArgumentError, TbeTypeError
-from te_compat.surface.checks import pinned_shape
+from te_compat.surface.checks import pinned_shape, pinned_tensor, with_shape
 from te_compat.surface.context import get_context
 from te_compat.surface.shapes import wrap_axes_to_positive
 
@@ -28,13 +28,6 @@ def role(item) -> str:
         return AXIS
     position = item.get("rel_pos_to_reduce")
     return position if position in (AXIS, AFTER) else BEFORE
-
-
-def _concrete(tensor: dict, index: int) -> dict:
-    if "shape" not in tensor:
-        raise TbeArgumentError(f"classify: input {index} has no 'shape'")
-    shape = pinned_shape(tensor["shape"], tensor.get("range"), f"classify input {index}")
-    return dict(tensor, shape=shape, range=[(d, d) for d in shape])
 
 
 def _axes_values(item) -> list:
@@ -73,7 +66,7 @@ def _after_tensor(item: dict, index: int, before_shape: list, axes: list, keepdi
         raise TbeArgumentError(f"classify(reduce): input {index} (rel_pos_to_reduce 'after') has shape "
                                f"{list(given)}, but reducing {before_shape} over axes {axes} with keepdims="
                                f"{keepdims} gives {shape}")
-    return dict(item, shape=shape, range=[(d, d) for d in shape])
+    return with_shape(item, shape)
 
 
 def _axes_of(item, rank: int, reduce_all: bool) -> list:
@@ -86,7 +79,7 @@ def classify_reduce(ins: list, extra_params: dict) -> list:
     roles = [role(item) for item in ins]
     if AXIS not in roles:
         roles[-1] = AXIS
-    before = {i: _concrete(item, i) for i, item in enumerate(ins) if roles[i] == BEFORE}
+    before = {i: pinned_tensor(item, i) for i, item in enumerate(ins) if roles[i] == BEFORE}
     if not before:
         raise TbeArgumentError("classify(reduce): no tensor input before the reduce besides the axes")
     before_shape = next(iter(before.values()))["shape"]

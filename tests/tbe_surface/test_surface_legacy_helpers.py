@@ -115,5 +115,7 @@ def test_op_support_info_json():
     assert info["l1FusionEnable"] == 0 and info["minTbeL1Space"] == 0
     with pytest.raises(TbeArgumentError, match="SplitInput"):
         SplitInput([0, [0]])
+    with pytest.raises(TbeArgumentError, match="ReduceOutput"):
+        ReduceOutput([0, 1])
     with pytest.raises(TbeArgumentError, match="get_op_cal_info"):
         get_op_cal_info([[SplitOutput([0, [0]]), SplitOutput([0, [0]])]])

@@ -110,7 +110,11 @@ class ReduceOutput:
     """Outputs of a reduce map: each argument ``[output_index, reduce_type, is_atomic]``."""
 
     def __init__(self, *entries):
-        self.entries = [{"idx": e[0], "reduceType": e[1], "isAtomic": bool(e[2])} for e in entries]
+        self.entries = []
+        for entry in entries:
+            if not isinstance(entry, (list, tuple)) or len(entry) != 3 or not isinstance(entry[0], int):
+                raise TbeArgumentError(f"ReduceOutput: each entry is [index, reduce_type, is_atomic], got {entry!r}")
+            self.entries.append({"idx": entry[0], "reduceType": entry[1], "isAtomic": bool(entry[2])})
 
 
 def _maps(pairs, first: str, second: str, kinds: tuple) -> list:

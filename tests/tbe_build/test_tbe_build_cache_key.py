@@ -180,3 +180,22 @@ def test_a_partial_impl_builds_per_bound_value():
         functools.update_wrapper(bound, scale)
     np.testing.assert_array_equal(run(twice, x), x * 2)
     np.testing.assert_array_equal(run(thrice, x), x * 3)
+
+
+def test_the_key_does_not_depend_on_how_the_script_path_was_spelled(tmp_path, monkeypatch):
+    """A script run as ``examples/x.py`` or ``/abs/examples/x.py`` builds the same kernel: its code then carries
+    the relative spelling while its module's ``__file__`` is absolute, and the file must count once."""
+    import types
+    script = tmp_path / "examples" / "impl_script.py"
+    script.parent.mkdir()
+    source = "def impl(x, y, kernel_name='k'):\n    return x\n"
+    script.write_text(source)
+    monkeypatch.chdir(tmp_path)
+    digests = []
+    for spelling in ("examples/impl_script.py", str(script)):
+        module = types.ModuleType("npusim_probe_script")
+        module.__file__ = str(script)
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        exec(compile(source, spelling, "exec"), module.__dict__)  # noqa: S102
+        digests.append(source_digest(module.impl))
+    assert digests[0] == digests[1]

@@ -174,7 +174,8 @@ def source_digest(func) -> str:
     digest.update(bound.encode())
     digest.update(_function_text(target, 0).encode())
     own = _own_file(target)
-    for path in sorted(set(user_module_files(target)) | ({own} if own and os.path.isfile(own) else set())):
+    own_files = {os.path.realpath(own)} if own and os.path.isfile(own) else set()  # the same spelling as modules'
+    for path in sorted(set(user_module_files(target)) | own_files):
         digest.update(os.path.basename(path).encode())  # content, not location: a moved project keeps its cache
         digest.update(Path(path).read_bytes())
     return digest.hexdigest()

@@ -65,19 +65,21 @@ def _package_dirs(name: str) -> list[Path]:
 
 
 def compat_lib_dirs() -> list[Path]:
-    """``lib/`` and ``lib/ascend/`` of the mindspore package directory (npusim's compat package, or real MindSpore)."""
-    package_dirs = _package_dirs("npusim.ms")
-    try:
-        from npusim.compat.aliases import installed
-        compat_on = installed()
-    except ImportError:
-        compat_on = False
-    if not compat_on:  # only then can `mindspore` be a real installation rather than our alias
-        package_dirs += _package_dirs("mindspore")
+    """``lib/`` and ``lib/ascend/`` of the mindspore package directory (npusim's compat package, or real MindSpore).
+
+    Decided without importing the compatibility layer: whatever ``mindspore`` resolves to, a package whose directory
+    is ``npusim.ms``'s own is npusim's compatibility package (the alias), not a real installation."""
+    own_dirs = _package_dirs("npusim.ms")
+    resolved = set(map(_real_dir, own_dirs))
+    package_dirs = own_dirs + [d for d in _package_dirs("mindspore") if _real_dir(d) not in resolved]
     dirs: list[Path] = []
     for package_dir in dict.fromkeys(package_dirs):
         dirs += [package_dir / "lib", package_dir / "lib" / "ascend"]
     return dirs
+
+
+def _real_dir(path: Path) -> str:
+    return os.path.realpath(path)
 
 
 def search_dirs() -> list[Path]:

@@ -1,13 +1,19 @@
-"""pytest plugin (registered as ``npusim``): opt-in compatibility layer for test suites written for MindSpore.
+"""pytest plugin (registered as ``npusim``): opt-in compatibility layer for test suites written for MindSpore / CANN.
 
-Enable with ``pytest --npusim-compat`` or ``npusim_compat = true`` in the ini file; nothing changes otherwise.
+Enable with ``pytest --npusim-compat`` or ``npusim_compat = true`` in the ini file; nothing changes otherwise.  When
+enabled, the layer is switched on once in ``pytest_configure``, before any test module is collected: the old-Python
+shims (``from collections import Iterable`` ...) and the ``mindspore`` / ``te`` / ``tbe`` / ``topi`` / ``impl``
+aliases (see :mod:`npusim.compat`).  The plugin loads automatically once npusim is installed; with
+``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, name it with ``-p npusim``.
 """
 
 
 def pytest_addoption(parser):
     parser.addoption("--npusim-compat", action="store_true", default=False,
-                     help="serve `mindspore` (and te/tbe/topi) imports from npusim")
-    parser.addini("npusim_compat", "serve `mindspore` imports from npusim", type="bool", default=False)
+                     help="serve `mindspore`, `te`, `tbe`, `topi`, `impl` imports from npusim where the project has "
+                          "none, and install the old-Python shims (collections.Iterable ...)")
+    parser.addini("npusim_compat", "switch npusim's compatibility layer on (as --npusim-compat)", type="bool",
+                  default=False)
 
 
 def pytest_configure(config):

@@ -9,8 +9,10 @@ import sys
 def run_script(path: str, argv: list[str]) -> int:
     """Run ``path`` as ``__main__`` with ``sys.argv == [path, *argv]``; return the exit status.
 
-    The script's directory is first on ``sys.path`` (as with ``python SCRIPT``); ``SystemExit`` gives the status;
-    any other exception propagates to the caller with its traceback intact.
+    The compatibility layer (:mod:`npusim.compat`: the old-Python shims and the ``mindspore`` / ``te`` / ``tbe`` /
+    ``topi`` / ``impl`` aliases) is switched on first and left on.  The script's directory is first on ``sys.path``
+    (as with ``python SCRIPT``), so the script's own ``impl`` / ``te`` ... modules win over npusim's.  ``SystemExit``
+    gives the status; any other exception propagates to the caller with its traceback intact.
     """
     from npusim.compat import install
     install()

@@ -1,8 +1,14 @@
-"""The compatibility layer: makes ``mindspore`` (and, as their issues land, ``te``, ``tbe``, ``topi``) importable
-as npusim's implementations, without installing anything under those names.
+"""The compatibility layer: makes ``mindspore``, ``te``, ``tbe``, ``topi`` and ``impl`` importable as npusim's
+implementations wherever the user's own code provides none, without installing anything under those names, and
+installs the old-Python shims CANN-era op files need (:mod:`npusim.compat.shims`).
 
-Switch it on with ``import npusim.compat`` (or :func:`install`); ``npusim run`` and the pytest plugin do it for you.
+Switch it on with ``import npusim.compat`` (or :func:`install`); ``npusim run`` and the pytest plugin
+(``--npusim-compat`` / ini ``npusim_compat = true``) do it for you.  Which module wins for each name is described in
+:mod:`npusim.compat.aliases`.  :func:`uninstall` switches the finder off again (the shims stay).
 """
-from npusim.compat.aliases import ALIASES, install, uninstall, installed  # noqa: F401
+from npusim.compat import shims  # noqa: F401
+from npusim.compat.aliases import ALIASES, install, installed, served, uninstall  # noqa: F401
 
 install()
+
+__all__ = ["ALIASES", "install", "installed", "served", "shims", "uninstall"]

@@ -3,23 +3,19 @@
 ``OpPatternMode``, ``OpImplMode``, ``tbe_platform``, ``tbe_context``, ``error_manager_vector``, ``operation``,
 ``in_record``, ``build_config``, ``get_current_build_config``.  (``tik`` is not provided: TIK is a later step.)
 """
-from te_compat import pycompat as _pycompat
-
-_pycompat.install()
-
-from te_compat.surface import errormgr as error_manager  # noqa: E402
-from te_compat.surface import params as _params  # noqa: E402
-from te_compat.surface import platform as _platform  # noqa: E402
-from te_compat.surface.buildcfg import build_config, get_current_build_config  # noqa: E402,F401
-from te_compat.surface.classify import OpImplMode, OpPatternMode  # noqa: E402,F401
-from te_compat.surface.context import in_record  # noqa: E402,F401
-from te_compat.surface.fusion import fusion_manager as tbe_fusion_manager  # noqa: E402
-from te_compat.tbe import dsl as tbe  # noqa: E402
-from te_compat.tbe import tvm  # noqa: E402,F401
-from te_compat.tbe.common import buildcfg, context as tbe_context, register as tbe_register  # noqa: E402,F401
-from te_compat.tbe.common.platform import platform_info  # noqa: E402,F401
-from te_compat.tbe.common.utils import para_check, shape_util  # noqa: E402,F401
-from te_compat.tbe.dsl.base import operation  # noqa: E402,F401
+from te_compat.surface import errormgr as error_manager
+from te_compat.surface import params as _params
+from te_compat.surface import platform as _platform
+from te_compat.surface.buildcfg import build_config, get_current_build_config  # noqa: F401
+from te_compat.surface.classify import OpImplMode, OpPatternMode  # noqa: F401
+from te_compat.surface.context import in_record  # noqa: F401
+from te_compat.surface.fusion import fusion_manager as tbe_fusion_manager
+from te_compat.tbe import dsl as tbe
+from te_compat.tbe import tvm  # noqa: F401
+from te_compat.tbe.common import buildcfg, context as tbe_context, register as tbe_register  # noqa: F401
+from te_compat.tbe.common.platform import platform_info  # noqa: F401
+from te_compat.tbe.common.utils import para_check, shape_util  # noqa: F401
+from te_compat.tbe.dsl.base import operation  # noqa: F401
 
 error_manager_vector = error_manager
 error_manager_cube = error_manager

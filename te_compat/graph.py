@@ -41,6 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from te_compat.objects import dtype_of, raw, raw_tree
+
 UNARY_OPS = ("abs", "exp", "log", "rec", "relu", "not", "sqrt", "rsqrt")
 SCALAR_OPS = ("add", "mul", "max", "min")
 BINARY_OPS = ("add", "sub", "mul", "div", "max", "min", "and", "or")
@@ -112,7 +114,8 @@ class Graph:
         return tuple(n.index for n in self.nodes if index in n.inputs)
 
     def node_of(self, tensor) -> Node:
-        """The node of a TVM tensor of this graph."""
+        """The node of a TVM tensor (raw or a surface wrapper) of this graph."""
+        tensor = raw(tensor)
         for node in self.nodes:
             if node.tensor is not None and node.tensor.same_as(tensor):
                 return node
@@ -125,7 +128,7 @@ def _plain(value):
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
     if isinstance(value, tvm.tirx.IntImm):
-        return bool(value.value) if value.dtype == "bool" else int(value.value)
+        return bool(value.value) if dtype_of(value) == "bool" else int(value.value)
     if isinstance(value, tvm.tirx.FloatImm):
         return float(value.value)
     if isinstance(value, str) or type(value).__name__ in ("String", "StringImm"):
@@ -142,7 +145,9 @@ def _shape(tensor) -> tuple:
 
 
 def extract(outputs) -> Graph:
-    """The graph of the TVM tensors ``outputs`` (one tensor or a list), in topological order."""
+    """The graph of the TVM tensors ``outputs`` (one tensor or a list; surface wrappers accepted), in topological
+    order."""
+    outputs = raw_tree(outputs)
     outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     order: list = []
     index_of: dict = {}
@@ -158,7 +163,7 @@ def extract(outputs) -> Graph:
         if "args" in attrs:
             inputs = tuple(inputs[position] for position in attrs.pop("args"))
         node = Node(len(order), str(key.name), "placeholder" if is_placeholder else "compute",
-                    "" if is_placeholder else str(key.tag), _shape(tensor), str(tensor.dtype), inputs, attrs,
+                    "" if is_placeholder else str(key.tag), _shape(tensor), dtype_of(tensor), inputs, attrs,
                     tensor)
         order.append(node)
         index_of[key] = node.index

@@ -5,6 +5,10 @@ Each function returns a ``tvm.te.Tensor`` built by ``tvm.te.compute`` whose tag 
 auto-cast as TBE does, from the current chip's instruction table (``npusim.sim.current_chip()``); argument errors
 raise :class:`npusim.errors.TbeArgumentError` / :class:`npusim.errors.TbeTypeError`.
 
+The functions work on TVM 0.27's own tensors and return them; they also accept the surface wrappers op files hold
+(:mod:`te_compat.surface.tvm_objects`), unwrapping their arguments first.  Op files reach them through
+``te.lang.cce`` / ``tbe.dsl``, which return surface tensors (:mod:`te_compat.surface.dsl_functions`).
+
 Not here: cube / conv / pooling (matmul, gemm, conv, pooling2d), scheduling (te_compat.schedule) and building
 (te_compat.build).
 """
@@ -23,6 +27,7 @@ from te_compat.dsl.segment import (inplace_add, inplace_sub, inplace_update, uns
 from te_compat.dsl.shape_ops import concat, gather, gather_nd, set_value, slice, split, split_compute_com, \
     transpose  # noqa: A004
 from te_compat.dsl.support import api_check_support, instr_supports
+from te_compat.objects import accepts_wrapped as _accepts_wrapped
 
 __all__ = [
     # unary
@@ -44,3 +49,5 @@ __all__ = [
     # support queries
     "api_check_support", "instr_supports",
 ]
+
+globals().update({_name: _accepts_wrapped(globals()[_name]) for _name in __all__})

@@ -12,6 +12,7 @@ import tvm
 from tvm import te
 
 from npusim.errors import TbeArgumentError, TbeTypeError
+from te_compat.objects import dtype_of  # noqa: F401  (the DSL modules import it from here)
 
 KNOWN_DTYPES = ("float16", "float32", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
                 "bool")
@@ -21,14 +22,6 @@ FLOAT_DTYPES = ("float16", "float32")
 def is_tensor(value) -> bool:
     """Whether ``value`` is a TVM TE tensor."""
     return isinstance(value, te.Tensor)
-
-
-def dtype_of(value) -> str:
-    """The dtype name of a tensor or a TVM expression."""
-    if is_tensor(value):
-        return str(value.dtype)
-    ty = getattr(value, "ty", None)
-    return str(ty if ty is not None else value.dtype)
 
 
 def require_tensor(func: str, value, what: str = "input") -> te.Tensor:

@@ -14,4 +14,6 @@ under the module paths real op files import from:
   ``classify`` and ``variable_shape`` for the dynamic-shape style, run with concrete shapes
 * :mod:`~te_compat.surface.errormgr`: ``error_manager_vector``-style raisers
 * :mod:`~te_compat.surface.lazy`: the DSL names, ``auto_schedule`` and the build entry points, resolved lazily
+* :mod:`~te_compat.surface.tvm_objects`: the wrappers op code holds instead of raw TVM 0.27 objects (``dtype`` a
+  ``str``, as in CANN's TVM), and :mod:`~te_compat.surface.dsl_functions`: the DSL functions taking and returning them
 """

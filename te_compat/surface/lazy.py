@@ -1,18 +1,21 @@
 """The DSL functions and the schedule/build entry points, resolved when first used.
 
-``te.lang.cce``, ``tbe.dsl`` and their submodules re-export every name of ``te_compat.dsl.__all__``; they do so
-through :func:`dsl_module_getattr` (a PEP 562 module ``__getattr__``), so importing ``te`` never imports the DSL,
+``te.lang.cce``, ``tbe.dsl`` and their submodules re-export every name of ``te_compat.dsl.__all__`` as the surface
+function of :mod:`te_compat.surface.dsl_functions` (surface tensors in and out, ``dtype`` a ``str``); they do so
+through :func:`make_dsl_getattr` (a PEP 562 module ``__getattr__``), so importing ``te`` never imports the DSL,
 the scheduler or the builder.  :func:`auto_schedule`, :func:`cce_build_code` and :func:`build` import their
-implementation inside the call.
+implementation inside the call and unwrap their arguments (``config["tensor_list"]`` included).
 """
 from __future__ import annotations
 
 import importlib
 
+from te_compat.objects import raw_tree
+
 
 def dsl():
-    """The ``te_compat.dsl`` module."""
-    return importlib.import_module("te_compat.dsl")
+    """The module of the served DSL functions (:mod:`te_compat.surface.dsl_functions`)."""
+    return importlib.import_module("te_compat.surface.dsl_functions")
 
 
 def dsl_names() -> tuple:
@@ -61,19 +64,19 @@ def make_dsl_dir(module_globals: dict):
 def auto_schedule(outs, option=None):
     """``te.lang.cce.auto_schedule`` / ``tbe.dsl.auto_schedule`` / ``topi.generic.auto_schedule``."""
     from te_compat.schedule import auto_schedule as schedule_impl
-    return schedule_impl(outs, option)
+    return schedule_impl(raw_tree(outs), raw_tree(option))
 
 
 def cce_build_code(sch, config_map=None):
     """``te.lang.cce.cce_build_code``: build ``sch`` into kernel_meta as ``config_map`` says."""
     from te_compat.build import cce_build_code as build_impl
-    return build_impl(sch, {} if config_map is None else config_map)
+    return build_impl(sch, {} if config_map is None else raw_tree(config_map))
 
 
 def build(sch, config_map=None):
     """``tbe.dsl.build``: like :func:`cce_build_code`; ``sch`` may be a list of schedules (dynamic style)."""
     from te_compat.build import build as build_impl
-    return build_impl(sch, {} if config_map is None else config_map)
+    return build_impl(raw_tree(sch), {} if config_map is None else raw_tree(config_map))
 
 
 __all__ = ["auto_schedule", "build", "cce_build_code", "dsl", "dsl_names", "make_dsl_dir", "make_dsl_getattr"]

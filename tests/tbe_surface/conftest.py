@@ -1,5 +1,5 @@
 """The compat layer (te / tbe / topi / impl served from te_compat) is installed for every test of this directory and
-left as it was found afterwards; the chip selection is reset after each test."""
+left as it was found afterwards (the default target is reset after each test by tests/conftest.py)."""
 import pytest
 
 from npusim.compat import aliases
@@ -12,16 +12,6 @@ def compat_layer():
     yield
     if not was_installed:
         aliases.uninstall()
-
-
-@pytest.fixture(autouse=True)
-def default_chip():
-    from npusim.sim import set_chip
-    from te_compat.surface.platform import compile_soc_info
-    set_chip(None)
-    yield
-    set_chip(None)
-    compile_soc_info.core_type = compile_soc_info.aicore_num = compile_soc_info.l1_fusion = None
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from npusim.errors import TbeTypeError, UnsupportedError
 
 
 class LegacySchedule:
-    """What ``tvm.create_schedule(ops)`` returns: the graph's output tensors."""
+    """What ``tvm.create_schedule(ops)`` returns: the graph's output tensors, as given (surface tensors; the build
+    unwraps them)."""
 
     def __init__(self, outputs):
         self.outputs = list(outputs)

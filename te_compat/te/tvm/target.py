@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from npusim.errors import TbeArgumentError
+from npusim.util.context_stack import ContextStack
 
-_active: list = []  # entered CceTarget objects, innermost last
+_ACTIVE = ContextStack("npusim_tvm_targets")  # entered CceTarget objects (per thread and task)
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,15 @@ class CceTarget:
         return " ".join(("cce",) + self.options)
 
     def __enter__(self) -> "CceTarget":
-        _active.append(self)
+        tokens = self.__dict__.get("_tokens")
+        if tokens is None:   # not a field: the value stays frozen, the with-block tokens live beside it
+            tokens = []
+            object.__setattr__(self, "_tokens", tokens)
+        tokens.append(_ACTIVE.push(self))
         return self
 
     def __exit__(self, *exc) -> None:
-        _active.remove(self)
+        _ACTIVE.pop(self.__dict__["_tokens"].pop())
 
 
 def cce(options=None) -> CceTarget:
@@ -46,8 +51,8 @@ def cce(options=None) -> CceTarget:
 
 def current_target(allow_none: bool = True):
     """The innermost entered target, None outside any (or an error when ``allow_none`` is False)."""
-    if _active:
-        return _active[-1]
+    if _ACTIVE:
+        return _ACTIVE.top()
     if not allow_none:
         raise TbeArgumentError("no target is active (use `with tvm.target.cce():`)")
     return None

@@ -17,7 +17,6 @@ decode to is cached on the plan while they repeat.  A library rebuilt at the sam
 """
 from __future__ import annotations
 
-import atexit
 import ctypes
 import itertools
 import math
@@ -388,30 +387,25 @@ def _forget_parent_workers() -> None:
 os.register_at_fork(after_in_child=_forget_parent_workers)
 
 
-# ---- the process-wide default worker (an explicit, resettable cache) -----------------------------------------------
-_default_worker: AicpuWorker | None = None
-_default_lock = threading.Lock()
+# ---- the worker a runtime store shares (a runtime resource, stopped when the store closes: at exit) ----------------
+#: the runtime resource name of the shared worker
+WORKER_RESOURCE = "aicpu.worker"
 
 
-def default_worker() -> AicpuWorker:
-    """The worker AICPU Custom ops share (one per process, created on first use, stopped at exit)."""
-    global _default_worker
-    worker = _default_worker
-    if worker is not None:  # the common case needs no lock
-        return worker
-    with _default_lock:
-        if _default_worker is None:
-            _default_worker = AicpuWorker()
-        return _default_worker
+def default_worker(runtime=None) -> AicpuWorker:
+    """The worker AICPU Custom ops of ``runtime``'s store share (None: the current runtime's), created on first use
+    and stopped at exit."""
+    if runtime is None:
+        from npusim.sim.runtime import current_runtime
+        runtime = current_runtime()
+    return runtime.resource(WORKER_RESOURCE, AicpuWorker)
 
 
-def shutdown_default_worker() -> None:
-    """Stop the shared worker (the next default_worker() call starts a new one)."""
-    global _default_worker
-    with _default_lock:
-        worker, _default_worker = _default_worker, None
+def shutdown_default_worker(runtime=None) -> None:
+    """Stop the shared worker of ``runtime``'s store (None: the current runtime's); the next call starts a new one."""
+    if runtime is None:
+        from npusim.sim.runtime import current_runtime
+        runtime = current_runtime()
+    worker = runtime.store.drop_resource(WORKER_RESOURCE)
     if worker is not None:
         worker.close()
-
-
-atexit.register(shutdown_default_worker)

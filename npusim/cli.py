@@ -10,8 +10,8 @@ import traceback
 
 SUBCOMMANDS = {
     "run": ("npusim.cli:run_main", "run an unmodified MindSpore script: npusim run SCRIPT [ARGS...]"),
-    "chips": ("npusim.sim.commands:chips_main", "list the simulated Ascend chips"),
-    "profile": ("npusim.sim.commands:profile_main", "run a script and report what each NPU kernel costs"),
+    "chips": ("npusim.sim_cli:chips_main", "list the simulated Ascend chips"),
+    "profile": ("npusim.sim_cli:profile_main", "run a script and report what each NPU kernel costs"),
     "aicpu": ("npusim.aicpu_cli:aicpu_main", "build AICPU kernel libraries and show include/link flags"),
 }
 

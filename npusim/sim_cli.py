@@ -7,7 +7,7 @@ import os
 import sys
 
 from npusim.errors.sim import UnknownChipError
-from npusim.sim.chip import chip_names, current_chip, get_chip, set_chip
+from npusim.sim.runtime import chip_names, current_chip, get_chip, set_chip
 
 
 def _chip_row(chip) -> dict:
@@ -17,6 +17,9 @@ def _chip_row(chip) -> dict:
         "l0a_kib": chip.l0a_bytes // 1024, "l0b_kib": chip.l0b_bytes // 1024, "l0c_kib": chip.l0c_bytes // 1024,
         "hbm_gbps": chip.hbm_gbps, "fp16_tflops": chip.peak_fp16_tflops, "event_ids": chip.event_ids,
         "overflow_mode": chip.overflow_mode, "overflow_modes": list(chip.overflow_modes),
+        "short_soc_version": chip.short_soc_version, "product_2020": chip.product_2020,
+        "block_bytes": chip.block_bytes, "repeat_bytes": chip.repeat_bytes, "max_repeat": chip.max_repeat,
+        "vrec_newton_steps": chip.vrec_newton_steps,
     }
 
 
@@ -37,7 +40,10 @@ def _chips_table(names: list, selected: str) -> str:
 
 def _chip_detail(name: str) -> str:
     chip = get_chip(name)
-    lines = [f"{chip.name}: {chip.description}", f"aliases: {', '.join(chip.aliases) or '-'}", "",
+    lines = [f"{chip.name}: {chip.description}", f"aliases: {', '.join(chip.aliases) or '-'}",
+             f"CANN names: SHORT_SOC_VERSION {chip.short_soc_version}, 2020 product {chip.product_2020 or '-'}",
+             f"vector geometry: block {chip.block_bytes} B, repeat {chip.repeat_bytes} B, max repeat "
+             f"{chip.max_repeat}; DSL vrec Newton steps {chip.vrec_newton_steps}", "",
              "numbers and sources:"]
     for field, source in sorted(chip.sources.items()):
         lines.append(f"  {field}: {source}")

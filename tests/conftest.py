@@ -11,10 +11,14 @@ SHARED_SEED = os.path.join(os.path.dirname(REPO), "shared", "examples", "seed")
 
 @pytest.fixture(autouse=True)
 def _fresh_context():
-    """Each test starts on the CPU target in PyNative mode."""
+    """Each test starts on the CPU target in PyNative mode, and on npusim's default target (what NPUSIM_SOC /
+    NPUSIM_SAT_MODE give: set_chip, set_overflow_mode and TBE's te_set_version are undone after every test)."""
     from npusim.frontend import context
+    from npusim.sim.runtime import reset_defaults
     saved = dict(context._context.values)
+    reset_defaults()
     yield
+    reset_defaults()
     context._context.values.clear()
     context._context.values.update(saved)
 

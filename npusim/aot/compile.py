@@ -26,8 +26,6 @@ SOURCE_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++")
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
 COMPILE_TIMEOUT_SECONDS = 300
 
-_compiler_versions: dict = {}  # explicit cache: compiler name → `--version` text (one probe per process)
-
 
 def cache_dir() -> Path:
     """Where compiled kernels are kept: ``$NPUSIM_CACHE_DIR/aot``, default ``~/.cache/npusim/aot``."""
@@ -36,8 +34,10 @@ def cache_dir() -> Path:
     return base / "aot"
 
 
-def compile_source(source_path, extra_flags=()) -> Path:
-    """The shared library built from ``source_path`` (compiled now unless the cache holds it).
+def compile_source(source_path, extra_flags=(), versions=None) -> Path:
+    """The shared library built from ``source_path`` (compiled now unless the cache holds it).  ``versions``: a
+    cache (a runtime's BoundedCache) of the compiler's ``--version`` text, so a process probes it once; None
+    probes every time.
 
     Raises AotFileNotFoundError if the source is missing, KernelBuildError with the compiler's output if it
     does not compile.
@@ -46,7 +46,7 @@ def compile_source(source_path, extra_flags=()) -> Path:
     if not source.is_file():
         raise AotFileNotFoundError(f"aot kernel source '{source}' does not exist")
     flags = BASE_FLAGS + (f"-I{INCLUDE_DIR}", f"-I{source.parent}") + tuple(extra_flags)
-    digest = _cache_key(source, flags)
+    digest = _cache_key(source, flags, versions)
     target_dir = cache_dir()
     library = target_dir / f"{source.stem}-{digest[:32]}.so"
     if library.is_file():
@@ -56,9 +56,10 @@ def compile_source(source_path, extra_flags=()) -> Path:
     return library
 
 
-def _cache_key(source: Path, flags: tuple) -> str:
+def _cache_key(source: Path, flags: tuple, versions) -> str:
     digest = hashlib.sha256()
-    for part in (COMPILER, _compiler_version(), "\0".join(flags)):
+    version = _compiler_version() if versions is None else versions.get_or_create(COMPILER, _compiler_version)
+    for part in (COMPILER, version, "\0".join(flags)):
         digest.update(part.encode())
         digest.update(b"\0")
     digest.update(source.read_bytes())
@@ -70,14 +71,12 @@ def _cache_key(source: Path, flags: tuple) -> str:
 
 
 def _compiler_version() -> str:
-    if COMPILER not in _compiler_versions:
-        try:
-            probe = subprocess.run([COMPILER, "--version"], capture_output=True, text=True, check=True)
-        except (OSError, subprocess.CalledProcessError) as error:
-            raise UnsupportedError(f"aot kernels from C++ sources need '{COMPILER}', which cannot be run: "
-                                   f"{error}") from error
-        _compiler_versions[COMPILER] = probe.stdout.strip()
-    return _compiler_versions[COMPILER]
+    try:
+        probe = subprocess.run([COMPILER, "--version"], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise UnsupportedError(f"aot kernels from C++ sources need '{COMPILER}', which cannot be run: "
+                               f"{error}") from error
+    return probe.stdout.strip()
 
 
 def _build(source: Path, flags: tuple, library: Path) -> None:

@@ -24,8 +24,6 @@ ABI_MARKER_SYMBOL = "npusim_aot_cxx11_abi"
 #: _GLIBCXX_USE_CXX11_ABI=0 that uses std::string imports some of them (e.g. ``_ZNSs4_Rep10_M_destroy``).
 COW_STRING_SYMBOL_PREFIXES = (b"_ZNSs", b"_ZNKSs")
 
-_loaded: dict = {}  # explicit cache: resolved path → KernelLibrary
-
 
 @dataclass(frozen=True)
 class KernelLibrary:
@@ -61,11 +59,12 @@ def bridge():
     return _bridge
 
 
-def load_library(path, op_name: str) -> KernelLibrary:
-    """The library at ``path``, loaded on first use; AotFileNotFoundError / AotLoadError on failure."""
+def load_library(path, op_name: str, loaded=None) -> KernelLibrary:
+    """The library at ``path``, loaded on first use; AotFileNotFoundError / AotLoadError on failure.  ``loaded``:
+    a cache (a runtime's BoundedCache) of libraries by resolved path; None loads (dlopen shares the handle)."""
     resolved = Path(path).resolve()
     key = str(resolved)
-    library = _loaded.get(key)
+    library = None if loaded is None else loaded.get(key)
     if library is not None:
         return library
     if not resolved.is_file():
@@ -75,8 +74,7 @@ def load_library(path, op_name: str) -> KernelLibrary:
     except OSError as error:
         raise AotLoadError(f"Custom op '{op_name}': cannot load the aot library '{resolved}': {error}") from error
     library = KernelLibrary(path=key, handle=handle, cxx11_abi=_detect_cxx11_abi(handle, resolved))
-    _loaded[key] = library
-    return library
+    return library if loaded is None else loaded.put(key, library)
 
 
 def _detect_cxx11_abi(handle: int, path: Path) -> bool:

@@ -18,9 +18,12 @@ from npusim.frontend import autodiff, context
 from npusim.frontend import dtype as mstype
 from npusim.frontend.primitive import Primitive
 from npusim.frontend.tensor import Tensor
+from npusim.sim.runtime import current_runtime
+from npusim.util.cache import BoundedCache
 
 FUNC_TYPES = ("hybrid", "akg", "tbe", "aicpu", "aot", "pyfunc", "julia")
 _TARGET_OF_FUNC_TYPE = {"tbe": "Ascend", "aicpu": "Ascend", "pyfunc": "CPU"}
+PLAN_ENTRIES = 256  # call signatures whose resolved outputs and attributes one op keeps
 
 
 def _default_func_type(func) -> str:
@@ -73,9 +76,10 @@ class Custom(Primitive):
         context.effective_target()  # warns once when GPU is asked for without CUDA
         desc = OpDesc(func=func, name=self.op_name, reg_info=self.reg_info,
                       device_target=context.get_device_target(), func_type=func_type)
-        self.backend = backend_class(func_type)(desc)
+        self.backend = backend_class(func_type)(desc, runtime=current_runtime())
+        self._needs_runtime = self.backend.needs_runtime
         self._n_inputs = len(self.reg_info["inputs"]) if self.reg_info and self.reg_info.get("inputs") else None
-        self._plans: dict = {}
+        self._plans = BoundedCache(f"custom.plans[{self.op_name}]", PLAN_ENTRIES)
 
     # ---- call ---------------------------------------------------------------------------------------------------
     def _split(self, args):
@@ -106,19 +110,22 @@ class Custom(Primitive):
         return _Plan(shapes, dtypes, attrs, multi)
 
     def __call__(self, *args):
-        tensors, attr_args = self._split(args)
-        arrays = [t._data if isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        n = self._n_inputs
+        tensors, attr_args = (args[:n], args[n:]) if n is not None and len(args) >= n else self._split(args)
+        arrays = [t._data if type(t) is Tensor or isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        signature = tuple([(a.shape, a.dtype) for a in arrays])
         try:
             # the types too: True, 1 and 1.0 are equal keys in Python but bind to attributes differently
-            key = (tuple([(a.shape, a.dtype) for a in arrays]), attr_args, tuple(map(type, attr_args)))
+            key = (signature, attr_args, tuple(map(type, attr_args))) if attr_args else signature
             plan = self._plans.get(key)
         except TypeError:  # unhashable attribute values: resolve every time
             key, plan = None, None
         if plan is None:
             plan = self._plan(arrays, attr_args)
             if key is not None:
-                self._plans[key] = plan
-        results = self.backend.launch(arrays, plan.attrs, plan.out_shapes, plan.out_dtypes)
+                self._plans.put(key, plan)
+        runtime = current_runtime() if self._needs_runtime else None   # the API edge: resolved once per call
+        results = self.backend.launch(arrays, plan.attrs, plan.out_shapes, plan.out_dtypes, runtime)
         outs = [Tensor._wrap(r) for r in results]
         if outs and autodiff.recording():
             autodiff.record(self.op_name, tuple(tensors) + tuple(attr_args), outs,

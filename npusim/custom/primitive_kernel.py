@@ -67,7 +67,7 @@ def _attr_values(prim, entry: op_lib.RegisteredOp) -> tuple:
 
 
 def _bprop(prim, n_inputs: int):
-    from npusim.ms.ops.grad_registry import find_bprop
+    from npusim.custom.grad_registry import find_bprop
     getter = find_bprop(prim)
     if getter is None:
         return None

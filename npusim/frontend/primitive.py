@@ -1,4 +1,5 @@
-"""``mindspore.ops.Primitive`` and the base of npusim's built-in operators.
+"""The primitive base of npusim's operators (built-in ops, ``ops.Custom``; user primitives derive from it in the
+Custom layer, :mod:`npusim.custom.user_primitive`, which is what ``mindspore.ops.Primitive`` is).
 
 A built-in operator is a :class:`NumpyPrimitive`: ``forward`` computes on numpy arrays, ``backward`` maps the output
 gradient (an array) to one array (or None) per call argument.  ``__call__`` converts arguments, runs forward, and
@@ -8,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from npusim.errors import UnsupportedError
 from npusim.frontend import autodiff
 from npusim.frontend.tensor import Tensor
 
 
 class Primitive:
-    """Base of every operator object (``ops.Add()``, ``ops.Custom(...)``)."""
+    """Base of every operator object (``ops.Add()``, ``ops.Custom(...)``, user primitives)."""
 
     def __init__(self, name: str | None = None):
         self.name = name or type(self).__name__
@@ -31,20 +33,11 @@ class Primitive:
         return self
 
     def __call__(self, *args):
-        """A user-defined primitive runs the implementation registered under its name (op_info_register)."""
-        from npusim.custom.primitive_kernel import call_registered
-        return call_registered(self, args)
+        raise UnsupportedError(f"Primitive '{self.name}' has no implementation to run (subclass "
+                               f"mindspore.ops.Primitive and register one with op_info_register)")
 
     def __repr__(self):
         return f"Prim[{self.name}]"
-
-
-class PrimitiveWithInfer(Primitive):
-    pass
-
-
-class PrimitiveWithCheck(Primitive):
-    pass
 
 
 def sum_to_shape(grad: np.ndarray, shape: tuple) -> np.ndarray:

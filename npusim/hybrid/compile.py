@@ -19,8 +19,12 @@ from npusim.hybrid.attrs import attrs_key
 from npusim.hybrid.checks import check_kernel
 from npusim.hybrid.kernel_ir import LoweredKernel, lower_kernel
 from npusim.hybrid.source import KernelSource
+from npusim.util.cache import BoundedCache
 
 TARGET = "llvm"
+#: the runtime resource holding a store's KernelCache, and the kernels each of its caches keeps
+RESOURCE = "hybrid.kernels"
+KERNEL_ENTRIES = 256
 
 
 class CompiledKernel:
@@ -71,14 +75,16 @@ def build(name: str, lowered: LoweredKernel) -> CompiledKernel:
 
 
 class KernelCache:
-    """Lowered and compiled kernels per (source text, input shapes, input dtypes, attribute key).
+    """Lowered and compiled kernels per (source text, input shapes, input dtypes, attribute key), in two bounded
+    caches of ``entries`` kernels each.
 
-    One instance, :data:`KERNEL_CACHE`, serves the process; ``get_*`` return the same object for the same key.
+    A runtime store holds one (``runtime.resource(RESOURCE, KernelCache)``); ``get_*`` return the same object for
+    the same key while it is cached.
     """
 
-    def __init__(self):
-        self._lowered: dict = {}
-        self._compiled: dict = {}
+    def __init__(self, entries: int = KERNEL_ENTRIES):
+        self._lowered = BoundedCache("hybrid.lowered", entries)
+        self._compiled = BoundedCache("hybrid.compiled", entries)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -91,8 +97,7 @@ class KernelCache:
         lowered = self._lowered.get(key)
         if lowered is None:
             check_kernel(source)
-            lowered = lower_kernel(source, in_shapes, in_dtypes, attr_values)
-            self._lowered[key] = lowered
+            lowered = self._lowered.put(key, lower_kernel(source, in_shapes, in_dtypes, attr_values))
         return lowered
 
     def get_compiled(self, source: KernelSource, in_shapes, in_dtypes, attr_values=()) -> CompiledKernel:
@@ -103,8 +108,7 @@ class KernelCache:
                 kernel = self._compiled.get(key)
                 if kernel is None:
                     lowered = self.get_lowered(source, in_shapes, in_dtypes, attr_values)
-                    kernel = build(source.name, lowered)
-                    self._compiled[key] = kernel
+                    kernel = self._compiled.put(key, build(source.name, lowered))
         return kernel
 
     def __len__(self) -> int:
@@ -115,6 +119,5 @@ class KernelCache:
             self._lowered.clear()
             self._compiled.clear()
 
-
-#: the process-level cache of hybrid kernels
-KERNEL_CACHE = KernelCache()
+    def caches(self) -> tuple:
+        return (self._lowered, self._compiled)

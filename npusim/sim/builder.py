@@ -13,8 +13,9 @@ Every instruction of the ISA table is a method (``kb.vadd(...)``) taking its ope
 order or by name; ``kb.emit(opcode, ...)`` is the same thing by name.  Tensors index like TIK's: one index on a
 multi-dimensional tensor is a flat element offset, a tuple indexes row-major.  Loop variables, ``block_idx``,
 scalar registers and input scalars are :class:`E` expressions (``+ - * // % & | << >>``, comparisons); using one
-as a Python bool is an error.  ``build()`` compiles the kernel for the current chip, so operand errors surface
-at build time as in TIK.
+as a Python bool is an error.  ``build()`` places local tensors on block boundaries of the builder's chip
+(``KernelBuilder(name, chip=...)``, else the current runtime's) and compiles the kernel for that chip, so operand
+errors surface at build time as in TIK.
 """
 from __future__ import annotations
 
@@ -207,16 +208,17 @@ class ScalarHandle(E):
 
 
 class KernelBuilder:
-    """Builds a :class:`Kernel` statement by statement (see the module docstring)."""
+    """Builds a :class:`Kernel` statement by statement (see the module docstring).  ``chip``: the chip the kernel
+    is written for (its block aligns local tensors; None: the chip ``build()`` compiles for)."""
 
-    def __init__(self, name: str, block_dim: int = 1):
+    def __init__(self, name: str, block_dim: int = 1, *, chip=None):
         self.name = name
         self.block_dim = block_dim
+        self.chip = chip
         self._params: list = []
         self._gm: dict = {}
-        self._buffers: list = []
+        self._locals: list = []     # (name, scope, dtype, shape, requested byte address or None), placed by build()
         self._scalars: list = []
-        self._next_addr: dict = {}
         self._stack: list = [[]]
         self._counter = 0
         self._names: set = {BLOCK_IDX}
@@ -238,7 +240,8 @@ class KernelBuilder:
 
     def tensor(self, dtype, shape, scope="UB", name=None, *, is_workspace=False, addr_bytes=None,
                atomic_clean=False, is_atomic_add=False) -> TensorHandle:
-        """Declare a tensor: GM ones become parameters, local ones get a 32-byte aligned address in their scope.
+        """Declare a tensor: GM ones become parameters, local ones get an address in their scope (``addr_bytes``,
+        else the next block boundary after the tensors declared before it: see :meth:`build`).
 
         ``atomic_clean`` (or TIK's name ``is_atomic_add``): a GM tensor the runtime zeroes before each launch, for
         results the blocks accumulate into with ``set_atomic_add``.
@@ -254,11 +257,19 @@ class KernelBuilder:
             param = Param(name, "workspace" if is_workspace else "gm", dtype, shape, clean)
             self._gm[name] = param
         else:
-            size = int(prod(shape)) * itemsize(dtype) if shape else itemsize(dtype)
-            addr = self._next_addr.get(scope_name, 0) if addr_bytes is None else int(addr_bytes)
-            self._buffers.append(Buffer(name, scope_name, dtype, shape, addr))
-            self._next_addr[scope_name] = max(self._next_addr.get(scope_name, 0), -(-(addr + size) // 32) * 32)
+            self._locals.append((name, scope_name, dtype, shape, None if addr_bytes is None else int(addr_bytes)))
         return TensorHandle(self, name, dtype, shape, scope_name)
+
+    def _place(self, block_bytes: int) -> tuple:
+        """The local tensors as Buffers, in declaration order: each at its requested address, or at the first
+        ``block_bytes`` boundary after every tensor of its scope declared before it."""
+        buffers, next_addr = [], {}
+        for name, scope, dtype, shape, requested in self._locals:
+            size = int(prod(shape)) * itemsize(dtype) if shape else itemsize(dtype)
+            addr = next_addr.get(scope, 0) if requested is None else requested
+            buffers.append(Buffer(name, scope, dtype, shape, addr))
+            next_addr[scope] = max(next_addr.get(scope, 0), -(-(addr + size) // block_bytes) * block_bytes)
+        return tuple(buffers)
 
     def input_scalar(self, dtype="int64", name=None) -> E:
         """A scalar kernel argument (TIK InputScalar)."""
@@ -339,21 +350,27 @@ class KernelBuilder:
         return lambda *args, **kwargs: self.emit(opcode, *args, **kwargs)
 
     # -- result -------------------------------------------------------------------------------------------------
-    def build(self, inputs=None, outputs=None, block_dim=None, check: bool = True) -> Kernel:
+    def build(self, inputs=None, outputs=None, block_dim=None, check=True) -> Kernel:
         """The kernel; parameters are ``inputs + outputs`` (GM tensors and input scalars), then workspaces.
 
-        With neither list, every GM tensor and input scalar in declaration order.  ``check`` compiles the kernel
-        for the current chip so that operand, dtype and capacity errors are raised now.
+        With neither list, every GM tensor and input scalar in declaration order.  Local tensors are placed on
+        block boundaries of the kernel's chip: the builder's ``chip``, else the chip of the runtime ``check``
+        names (``check=True`` or ``False``: the current runtime).  ``check`` (True or a runtime, whose caches are
+        used) compiles the kernel for that chip so that operand, dtype and capacity errors are raised now.
         """
         if len(self._stack) != 1:
             raise InvalidOperandError("build() inside an open for_range/if_scope")
         params = self._order_params(inputs, outputs)
-        kernel = Kernel(self.name, tuple(params), tuple(self._buffers), tuple(self._scalars),
+        runtime = check if check is not True and check is not False else None
+        if runtime is None and (check is True or self.chip is None):
+            from npusim.sim.runtime import current_runtime
+            runtime = current_runtime()
+        chip = self.chip or runtime.target.chip
+        kernel = Kernel(self.name, tuple(params), self._place(chip.block_bytes), tuple(self._scalars),
                         tuple(self._stack[0]), int(block_dim or self.block_dim))
         if check:
-            from npusim.sim.chip import current_chip
             from npusim.sim.compiler import compile_for
-            compile_for(kernel, current_chip())
+            compile_for(kernel, chip, runtime.store.sim)
         return kernel
 
     def _order_params(self, inputs, outputs) -> list:

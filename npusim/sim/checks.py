@@ -1,7 +1,7 @@
 """The hardware checks, in one place.  Each raises a typed :mod:`npusim.errors.sim` error located at a :class:`Site`.
 
 Checks mirror what real hardware, TIK's debugger or CANN's CPU debug mode would trip: accesses outside a buffer or
-GM allocation, scope capacity, 32-byte alignment, repeat_times range, mask range, dtype support on the chip, and
+GM allocation, scope capacity, block alignment, repeat_times range, mask range, dtype support on the chip, and
 the overlap rules of vector instructions.
 """
 from __future__ import annotations
@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 from npusim.errors.sim import (AlignmentError, CapacityError, InvalidOperandError, MaskError, OutOfBoundsError,
                                RepeatError, UnsupportedDtypeError)
-
-ALIGN_BYTES = 32
+from npusim.sim.geometry import MASK_WORD_BITS
 
 
 @dataclass(frozen=True)
@@ -52,9 +51,10 @@ def check_mask_count(site: Site, count, lanes: int) -> int:
 
 def check_mask_pair(site: Site, high, low, lanes: int) -> tuple:
     for part, value in (("mask_h", high), ("mask_l", low)):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
-            raise site.error(MaskError, f"{part} should be in the range of [0, 2**64-1], input: {value!r}")
-    if lanes <= 64 and high != 0:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << MASK_WORD_BITS:
+            raise site.error(MaskError, f"{part} should be in the range of [0, 2**{MASK_WORD_BITS}-1], "
+                                        f"input: {value!r}")
+    if lanes <= MASK_WORD_BITS and high != 0:
         raise site.error(MaskError, f"mask_h must be 0 for {lanes}-lane (32-bit) operands, input mask_h: {high:#x}")
     if high == 0 and low == 0:
         raise site.error(MaskError, "mask [0, 0] selects no lane")
@@ -69,7 +69,7 @@ def check_dtype(site: Site, chip, opcode: str, key: str) -> None:
                                                 f"(supported: {known})")
 
 
-def check_aligned(site: Site, what: str, byte_addr: int, align: int = ALIGN_BYTES) -> None:
+def check_aligned(site: Site, what: str, byte_addr: int, align: int) -> None:
     """A local operand's start address must be ``align``-byte aligned."""
     if byte_addr % align:
         raise site.error(AlignmentError, f"Address align error, {what} address {byte_addr} (byte offset in its "

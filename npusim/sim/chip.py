@@ -1,15 +1,12 @@
 """Chip models: the YAML files in ``npusim/sim/chips`` loaded into frozen dataclasses.
 
 Hardware numbers live only in those files; every number there names its source (see the files' ``references``).
-Which chip is in use: :func:`set_chip` (a Python call, later also TBE's SoC setters) wins, then the environment
-variable ``NPUSIM_SOC``, then the default ``Ascend910``.  Its floating-point overflow mode (see
-:mod:`npusim.sim.overflow`): :func:`set_overflow_mode` wins, then ``NPUSIM_SAT_MODE``, then the chip's default.
+Which chip is in use is not decided here: see :mod:`npusim.sim.runtime` (``set_chip``, ``NPUSIM_SOC``,
+``set_overflow_mode``) and :class:`npusim.sim.target.Target`.
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -18,12 +15,13 @@ from typing import Mapping, Optional, Union
 import yaml
 
 from npusim.errors.sim import ChipModelError, UnknownChipError
-from npusim.sim import overflow
+from npusim.sim import geometry, overflow
 
 DEFAULT_CHIP = "Ascend910"
-ENV_VAR = "NPUSIM_SOC"
 CHIP_DIR = Path(__file__).with_name("chips")
 LOCAL_SCOPES = ("UB", "L1", "L0A", "L0B", "L0C")
+#: ``identity`` fields: how CANN names the chip (strings; ``product_2020`` may be null)
+_IDENTITY_FIELDS = ("short_soc_version", "product_2020")
 
 _SECTION_FIELDS = {
     "cores": ("aicore_num", "cube_core_num", "vector_core_num"),
@@ -32,6 +30,7 @@ _SECTION_FIELDS = {
     "compute": ("peak_fp16_tflops", "vector_width_bytes", "block_bytes", "max_repeat", "cube_m", "cube_n",
                 "cube_k_fp16"),
     "sync": ("event_ids",),
+    "dsl": ("vrec_newton_steps",),
     "cube_costs": ("fixed_cycles",),
     "scalar_costs": ("issue_cycles", "alu_cycles", "mem_cycles", "flag_cycles"),
 }
@@ -102,6 +101,23 @@ class Chip:
     sources: Mapping[str, str]
     overflow_mode: str      # "saturation" or "inf_nan" (npusim.sim.overflow)
     overflow_modes: tuple   # the modes the chip supports
+    short_soc_version: str  # CANN's SHORT_SOC_VERSION ("Ascend910B" for every 910B model)
+    product_2020: Optional[str]  # CANN 2020 product name ("cloud", "mini"); None when there is none
+    vrec_newton_steps: int  # Newton steps TBE's DSL vrec adds after the vrec instruction
+
+    @property
+    def repeat_bytes(self) -> int:
+        """Bytes one vector repeat covers (the vector unit's width)."""
+        return self.vector_width_bytes
+
+    def block_elems(self, itemsize: int) -> int:
+        """Elements of ``itemsize`` bytes in one block."""
+        return self.block_bytes // itemsize
+
+    def lanes(self, itemsize: int) -> int:
+        """Lanes of one vector repeat over elements of ``itemsize`` bytes: the vector width over the itemsize, at
+        most the mask register's width (:data:`npusim.sim.geometry.MASK_BITS`)."""
+        return min(geometry.MASK_BITS, self.vector_width_bytes // itemsize)
 
     @property
     def saturates(self) -> bool:
@@ -136,7 +152,7 @@ class Chip:
     def soc_spec(self, key: str):
         """The value CANN's ``get_soc_spec(key)`` returns for this chip (SOC_VERSION, CORE_NUM, UB_SIZE ...)."""
         table = {
-            "SOC_VERSION": self.name, "SHORT_SOC_VERSION": _short_name(self.name), "AICORE_TYPE": "AiCore",
+            "SOC_VERSION": self.name, "SHORT_SOC_VERSION": self.short_soc_version, "AICORE_TYPE": "AiCore",
             "CORE_NUM": self.aicore_num, "UB_SIZE": self.ub_bytes, "L1_SIZE": self.l1_bytes,
             "L2_SIZE": self.l2_bytes, "L0A_SIZE": self.l0a_bytes, "L0B_SIZE": self.l0b_bytes,
             "L0C_SIZE": self.l0c_bytes, "CUBE_SIZE": [self.cube_m, self.cube_k_fp16, self.cube_n],
@@ -147,108 +163,53 @@ class Chip:
         return table[key]
 
 
-def _short_name(name: str) -> str:
-    for prefix in ("Ascend910B", "Ascend910", "Ascend310P", "Ascend310"):
-        if name.startswith(prefix):
-            return prefix
-    return name
-
-
 def chip_names() -> list[str]:
     """Names of every chip model shipped in ``npusim/sim/chips``, sorted."""
     return sorted(p.stem for p in CHIP_DIR.glob("*.yaml"))
 
 
-@functools.lru_cache(maxsize=None)
-def _alias_table() -> Mapping[str, str]:
-    table = {}
-    for name in chip_names():
-        table[name.lower()] = name
-        for alias in _read_yaml(CHIP_DIR / f"{name}.yaml").get("aliases", ()) or ():
-            table[str(alias).lower()] = name
-    return MappingProxyType(table)
+class ChipCatalog:
+    """The chip models of a directory (default ``npusim/sim/chips``), each loaded once per overflow mode.
 
+    A catalog is held by the runtime store (:class:`npusim.sim.runtime.RuntimeStore`); :func:`npusim.sim.get_chip`
+    reads the process's.  ``get`` is thread-safe (a model loaded twice by racing threads is equal either way)."""
 
-def canonical_name(name: str) -> str:
-    """Map a chip name or alias (case-insensitive) to the model's name; raise UnknownChipError if none."""
-    found = _alias_table().get(str(name).strip().lower())
-    if found is None:
-        raise UnknownChipError(f"unknown Ascend chip {name!r}; npusim models: {', '.join(chip_names())}")
-    return found
+    def __init__(self, chip_dir: Path = CHIP_DIR):
+        self.chip_dir = Path(chip_dir)
+        self._aliases: Optional[Mapping[str, str]] = None
+        self._models: dict = {}
 
+    def names(self) -> list[str]:
+        return sorted(p.stem for p in self.chip_dir.glob("*.yaml"))
 
-def get_chip(name: str = DEFAULT_CHIP, overflow_mode: Union[str, int, None] = None) -> Chip:
-    """The chip model called ``name`` (an alias such as "Ascend910B" works too), loaded once, in its default
-    overflow mode or in ``overflow_mode`` (OverflowModeError if the chip does not support it)."""
-    mode = None if overflow_mode is None else overflow.parse_overflow_mode(overflow_mode, "get_chip")
-    return _load_chip(canonical_name(name), mode)
+    def canonical_name(self, name: str) -> str:
+        """Map a chip name or alias (case-insensitive) to the model's name; raise UnknownChipError if none."""
+        if self._aliases is None:
+            table = {}
+            for model in self.names():
+                table[model.lower()] = model
+                for alias in _read_yaml(self.chip_dir / f"{model}.yaml").get("aliases", ()) or ():
+                    table[str(alias).lower()] = model
+            self._aliases = MappingProxyType(table)
+        found = self._aliases.get(str(name).strip().lower())
+        if found is None:
+            raise UnknownChipError(f"unknown Ascend chip {name!r}; npusim models: {', '.join(self.names())}")
+        return found
 
-
-@functools.lru_cache(maxsize=None)
-def _load_chip(canonical: str, overflow_mode: Optional[str]) -> Chip:
-    if overflow_mode is not None:
-        return _load_chip(canonical, None).with_overflow_mode(overflow_mode, "get_chip")
-    path = CHIP_DIR / f"{canonical}.yaml"
-    return _build_chip(_read_yaml(path), path)
-
-
-# set_chip()'s chip and set_overflow_mode()'s mode; None means "use the environment variable or the default"
-_selected: dict = {"name": None, "overflow_mode": None}
-
-
-def set_chip(name: Optional[str]) -> Chip:
-    """Select the chip used from now on (None: back to ``NPUSIM_SOC`` / default).  Returns the chip selected."""
-    _selected["name"] = None if name is None else canonical_name(name)
-    return current_chip()
-
-
-def set_overflow_mode(mode: Union[str, int, None]) -> Chip:
-    """Select the floating-point overflow mode: "saturation" (0) or "inf_nan" (1), as CANN's set_device_sat_mode
-    (None: back to ``NPUSIM_SAT_MODE`` / the chip's default).  Applies to the chip in use (:func:`current_chip`,
-    :func:`default_device`); returns it.  Raises OverflowModeError, selecting nothing, if that chip does not
-    support the mode; once selected, :func:`current_chip` raises it if the chip in use changes to one without it."""
-    if mode is not None:
-        chip = get_chip(_current_name())
-        mode = overflow.check_supported(chip.name, chip.overflow_modes,
-                                        overflow.parse_overflow_mode(mode, "set_overflow_mode"), "set_overflow_mode")
-    _selected["overflow_mode"] = mode
-    return current_chip()
-
-
-def _current_name() -> str:
-    return _selected["name"] or os.environ.get(ENV_VAR) or DEFAULT_CHIP
-
-
-# current_chip()'s explicit cache: (set_chip name, NPUSIM_SOC, set_overflow_mode mode, NPUSIM_SAT_MODE) -> Chip;
-# only successful resolutions are stored, so a bad setting raises on every call
-_resolved: dict = {}
-_RESOLVED_LIMIT = 64
-
-
-def current_chip() -> Chip:
-    """The chip in use: set_chip()'s choice, else the ``NPUSIM_SOC`` environment variable, else Ascend910; in the
-    overflow mode set_overflow_mode() chose, else ``NPUSIM_SAT_MODE``'s, else the chip's default."""
-    key = (_selected["name"], os.environ.get(ENV_VAR), _selected["overflow_mode"], os.environ.get(overflow.ENV_VAR))
-    chip = _resolved.get(key)
-    if chip is None:
-        chip = _resolve_current(*key)
-        if len(_resolved) >= _RESOLVED_LIMIT:
-            _resolved.clear()
-        _resolved[key] = chip
-    return chip
-
-
-def _resolve_current(selected_name, env_name, selected_mode, env_mode) -> Chip:
-    name = selected_name or env_name or DEFAULT_CHIP
-    mode, origin = selected_mode, "set_overflow_mode"
-    if mode is None and (env_mode or "").strip():
-        origin = f"{overflow.ENV_VAR}={env_mode}"
-        mode = overflow.parse_overflow_mode(env_mode, origin)
-    chip = get_chip(name)
-    if mode is None:
+    def get(self, name: str = DEFAULT_CHIP, overflow_mode: Union[str, int, None] = None) -> Chip:
+        """The chip model called ``name`` (an alias such as "Ascend910B" works too), in its default overflow mode
+        or in ``overflow_mode`` (OverflowModeError if the chip does not support it)."""
+        mode = None if overflow_mode is None else overflow.parse_overflow_mode(overflow_mode, "get_chip")
+        key = (self.canonical_name(name), mode)
+        chip = self._models.get(key)
+        if chip is None:
+            if mode is None:
+                path = self.chip_dir / f"{key[0]}.yaml"
+                chip = _build_chip(_read_yaml(path), path)
+            else:
+                chip = self.get(key[0]).with_overflow_mode(mode, "get_chip")
+            chip = self._models.setdefault(key, chip)
         return chip
-    overflow.check_supported(chip.name, chip.overflow_modes, mode, origin)
-    return get_chip(name, mode)
 
 
 def _read_yaml(path: Path) -> dict:
@@ -364,9 +325,37 @@ def _numerics(data: dict, path: Path, tracker: _SourceTracker) -> tuple:
     return default, tuple(modes)
 
 
+def _identity(data: dict, path: Path, tracker: _SourceTracker) -> dict:
+    """The ``identity`` section: CANN's names for the chip (SHORT_SOC_VERSION, the 2020 product name or null)."""
+    section = _section(data, "identity", path)
+    found = {}
+    for field in _IDENTITY_FIELDS:
+        value = section.get(field)
+        if field not in section or not (value is None and field == "product_2020" or isinstance(value, str)):
+            raise ChipModelError(f"{path.name}: identity.{field} must be a string"
+                                 f"{' or null' if field == 'product_2020' else ''}, got {value!r}")
+        found[field] = value
+        tracker.record("identity", field, section)
+    return found
+
+
+def _check_geometry(fields: dict, path: Path) -> None:
+    """Block, repeat and max-repeat numbers that instructions can be built from."""
+    block, width, repeat = fields["block_bytes"], fields["vector_width_bytes"], fields["max_repeat"]
+    if block <= 0 or width <= 0 or width % block:
+        raise ChipModelError(f"{path.name}: compute.vector_width_bytes ({width}) must be a positive multiple of "
+                             f"compute.block_bytes ({block})")
+    if repeat < 1:
+        raise ChipModelError(f"{path.name}: compute.max_repeat must be at least 1, got {repeat}")
+    if fields["vrec_newton_steps"] < 0:
+        raise ChipModelError(f"{path.name}: dsl.vrec_newton_steps must not be negative")
+
+
 def _build_chip(data: dict, path: Path) -> Chip:
     tracker = _SourceTracker(data, path)
     fields = _scalar_fields(data, path, tracker)
+    _check_geometry(fields, path)
+    identity = _identity(data, path, tracker)
     overflow_mode, overflow_modes = _numerics(data, path, tracker)
     sync = _section(data, "sync", path)
     pipes = tuple(sync.get("pipes") or ())
@@ -395,4 +384,6 @@ def _build_chip(data: dict, path: Path) -> Chip:
         scalar_mem_cycles=float(fields["mem_cycles"]), flag_cycles=float(fields["flag_cycles"]),
         isa=isa, vsel_modes=vsel_modes, sources=MappingProxyType(dict(tracker.sources)),
         overflow_mode=overflow_mode, overflow_modes=overflow_modes,
+        short_soc_version=identity["short_soc_version"], product_2020=identity["product_2020"],
+        vrec_newton_steps=int(fields["vrec_newton_steps"]),
     )

@@ -1,13 +1,12 @@
 """Kernel -> compiled program for one chip: declarations validated, instructions compiled to closures.
 
-Compiling happens once per (kernel, chip) and is cached (:func:`compile_for`).  It validates parameters and
+Compiling happens once per (kernel, chip) and is cached in the caller's ``SimCaches`` (:func:`compile_for`).  It validates parameters and
 buffers (names, scopes, alignment, capacity), gives every variable an environment slot, and compiles each
 instruction through its ISA row, so constant operands are checked and access plans are built before any block
 runs.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from npusim.errors.sim import InvalidOperandError, SimulatorError
@@ -19,8 +18,6 @@ from npusim.sim.isa.context import CompileContext
 from npusim.sim.kernel import BLOCK_IDX, LOCAL_SCOPES, PARAM_KINDS, If, Instr, Kernel, Loop, instr_str
 
 MAX_LOOP_TRIPS = 1 << 31
-_CACHE: "OrderedDict" = OrderedDict()
-_CACHE_SIZE = 64
 
 
 @dataclass
@@ -41,19 +38,14 @@ class CompiledKernel:
             stmt(ctx)
 
 
-def compile_for(kernel: Kernel, chip) -> CompiledKernel:
-    """The compiled form of ``kernel`` for ``chip``, from an explicit LRU cache keyed by the kernel's identity and
-    the chip's name and overflow mode (which compiling bakes into each instruction)."""
+def compile_for(kernel: Kernel, chip, caches) -> CompiledKernel:
+    """The compiled form of ``kernel`` for ``chip``, from ``caches.compiled`` (a runtime's SimCaches) keyed by the
+    kernel's identity and the chip's name and overflow mode (which compiling bakes into each instruction)."""
     key = (id(kernel), chip.name, chip.overflow_mode)
-    entry = _CACHE.get(key)
+    entry = caches.compiled.get(key)
     if entry is not None and entry.kernel is kernel:
-        _CACHE.move_to_end(key)
         return entry
-    compiled = compile_kernel(kernel, chip)
-    _CACHE[key] = compiled
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return compiled
+    return caches.compiled.put(key, compile_kernel(kernel, chip, caches))
 
 
 def _check_declarations(kernel: Kernel, chip) -> SlotMap:
@@ -78,9 +70,9 @@ def _check_declarations(kernel: Kernel, chip) -> SlotMap:
         if buf.scope not in LOCAL_SCOPES:
             raise InvalidOperandError(f"buffer {buf.name}: scope {buf.scope!r} not in {LOCAL_SCOPES}",
                                       kernel=kernel.name)
-        if buf.addr_bytes < 0 or buf.addr_bytes % 32:
-            raise InvalidOperandError(f"buffer {buf.name}: address {buf.addr_bytes} is not 32-byte aligned",
-                                      kernel=kernel.name)
+        if buf.addr_bytes < 0 or buf.addr_bytes % chip.block_bytes:
+            raise InvalidOperandError(f"buffer {buf.name}: address {buf.addr_bytes} is not {chip.block_bytes}-byte "
+                                      f"aligned (one block of {chip.name})", kernel=kernel.name)
         size = buf.size_elems * itemsize(canonical_dtype(buf.dtype))
         check_capacity(kernel.name, chip, buf.scope, buf.addr_bytes + size, buf.name)
     for reg in kernel.scalars:
@@ -89,11 +81,12 @@ def _check_declarations(kernel: Kernel, chip) -> SlotMap:
     return slots
 
 
-def compile_kernel(kernel: Kernel, chip) -> CompiledKernel:
-    """Validate and compile ``kernel`` for ``chip`` (uncached; use :func:`compile_for`)."""
+def compile_kernel(kernel: Kernel, chip, caches) -> CompiledKernel:
+    """Validate and compile ``kernel`` for ``chip`` (not cached itself: use :func:`compile_for`); ``caches``
+    (SimCaches) supplies the plan and tvm_call program caches instructions use."""
     slots = _check_declarations(kernel, chip)
     view_keys, uses = set(), {}
-    kc = CompileContext(kernel, chip, slots, view_keys, uses)
+    kc = CompileContext(kernel, chip, slots, view_keys, uses, caches)
     statics = []
     body = _compile_body(kernel.body, kc, statics, [0])
     uses_cube = any(s.pipe == "M" for s in statics) or any(b.scope.startswith("L0") for b in kernel.buffers)

@@ -1,6 +1,6 @@
 """The device runtime, shaped like Ascend's (aclrtMalloc / aclrtMemcpy / launch / aclrtSynchronizeStream).
 
-    dev = Device()                       # the current chip (NPUSIM_SOC / set_chip / Ascend910)
+    dev = Device()                       # the current runtime's chip (NPUSIM_SOC / set_chip / Ascend910)
     x = dev.to_device(np.ones(4096, np.float16))
     y = dev.malloc(4096 * 2)
     rec = dev.launch(kernel, [x, y], block_dim=8)      # queued on the default stream
@@ -12,6 +12,9 @@ Launches are asynchronous: a stream runs its queued work at ``synchronize()`` (o
 in order.  Workspace parameters the caller does not pass are allocated for the launch.  Parameters marked
 ``atomic_clean`` have their declared bytes zeroed right before the kernel runs (CANN's atomic-clean step; it is
 a separate memset on hardware, so its time is not part of the kernel's cycles); no other memory is cleared.
+
+A device belongs to a runtime (:mod:`npusim.sim.runtime`), given or current when the device is made: it compiles
+kernels into that runtime's simulator caches and reports every launch to the runtime's profiler sinks.
 """
 from __future__ import annotations
 
@@ -21,11 +24,14 @@ import numpy as np
 
 from npusim.errors.sim import DeviceMemoryError, InvalidOperandError
 from npusim.sim import executor
-from npusim.sim.chip import Chip, current_chip, get_chip
+from npusim.sim.chip import Chip
 from npusim.sim.compiler import compile_for
 from npusim.sim.dtypes import np_dtype
+from npusim.sim.geometry import BLOCK_DIM_MAX
 from npusim.sim.kernel import Kernel
 from npusim.sim.memory import POISON_BYTE, DevicePtr, GlobalMemory
+
+_BYTE_MAX = int(np.iinfo(np.uint8).max)     # memset fills bytes
 
 
 class LaunchRecord:
@@ -73,22 +79,32 @@ class Stream:
 class Device:
     """A simulated Ascend device: GM of the chip's HBM size, streams, kernel launches.
 
-    ``chip``: a Chip, a chip name (in its default overflow mode) or None for :func:`current_chip` (which follows
+    ``chip``: a Chip, a chip name (in its default overflow mode) or None for the runtime's chip (which follows
     set_overflow_mode / NPUSIM_SAT_MODE).  ``overflow_mode``: "saturation" or "inf_nan" for this device (as CANN's
-    aclrtSetDeviceSatMode; OverflowModeError if the chip does not support it).
+    aclrtSetDeviceSatMode; OverflowModeError if the chip does not support it).  ``runtime``: the runtime whose
+    caches and profiler sinks the device uses (None: the current runtime).
     """
 
-    def __init__(self, chip=None, fill_byte: int = POISON_BYTE, *, overflow_mode: Optional[str] = None):
-        chip = current_chip() if chip is None else (chip if isinstance(chip, Chip) else get_chip(chip))
+    def __init__(self, chip=None, fill_byte: int = POISON_BYTE, *, overflow_mode: Optional[str] = None,
+                 runtime=None):
+        if runtime is None:
+            from npusim.sim.runtime import current_runtime
+            runtime = current_runtime()
+        if chip is None:
+            chip = runtime.target.chip
+        elif not isinstance(chip, Chip):
+            chip = runtime.store.chips.get(chip)
         self.chip = chip if overflow_mode is None else chip.with_overflow_mode(overflow_mode, "Device")
-        self.gm = GlobalMemory(self.chip.hbm_bytes)
+        self._caches = runtime.store.sim
+        self._sinks = runtime.store.sinks
+        self.gm = GlobalMemory(self.chip.hbm_bytes, self.chip.block_bytes)
         self.fill_byte = fill_byte
         self.default_stream = Stream(self)
         self._streams = [self.default_stream]
 
     # -- memory ---------------------------------------------------------------------------------------------
     def malloc(self, size_bytes: int) -> DevicePtr:
-        """Allocate ``size_bytes`` of GM (zeroed, rounded up to 32 bytes)."""
+        """Allocate ``size_bytes`` of GM (zeroed, rounded up to whole blocks of the chip: 32 bytes)."""
         return self.gm.malloc(size_bytes)
 
     def free(self, ptr: DevicePtr) -> None:
@@ -130,8 +146,8 @@ class Device:
 
     def memset(self, ptr: DevicePtr, value: int, size_bytes: int) -> None:
         """Blocking fill of ``size_bytes`` bytes at ``ptr`` with the byte ``value`` (aclrtMemset)."""
-        if not 0 <= int(value) <= 255:
-            raise DeviceMemoryError(f"memset value {value} is not a byte (0..255)")
+        if not 0 <= int(value) <= _BYTE_MAX:
+            raise DeviceMemoryError(f"memset value {value} is not a byte (0..{_BYTE_MAX})")
         self.synchronize()
         self.gm.region(ptr, int(size_bytes))[...] = int(value)
 
@@ -157,21 +173,22 @@ class Device:
         order), to check that a kernel's result does not depend on it.
         """
         block_dim = int(kernel.block_dim if block_dim is None else block_dim)
-        if not 1 <= block_dim <= 65535:
-            raise InvalidOperandError(f"block_dim {block_dim} outside [1, 65535]", kernel=kernel.name)
+        if not 1 <= block_dim <= BLOCK_DIM_MAX:
+            raise InvalidOperandError(f"block_dim {block_dim} outside [1, {BLOCK_DIM_MAX}]", kernel=kernel.name)
         order = None if block_order is None else executor.block_sequence(block_dim, block_order)  # checked now
-        compiled = compile_for(kernel, self.chip)
+        compiled = compile_for(kernel, self.chip, self._caches)
         gm_args, scalar_args = self._bind(kernel, list(args))
         cleans = [(gm_args[i], _declared_bytes(p, gm_args[i].data.size)) for i, p in enumerate(kernel.params)
                   if p.atomic_clean and i in gm_args]
         record = LaunchRecord(kernel, self.chip, block_dim)
+        arenas, sinks = self._caches.arenas, self._sinks
 
         def work():
             for binding, nbytes in cleans:
                 binding.data[:nbytes] = 0
-            record.trace = executor.run(compiled, gm_args, scalar_args, block_dim, self.fill_byte, order)
-            from npusim.sim import profiler
-            profiler.notify_launch(record)
+            record.trace = executor.run(compiled, gm_args, scalar_args, block_dim, self.fill_byte, order, arenas)
+            for session in tuple(sinks):
+                session.record(record)
 
         (stream or self.default_stream).enqueue(work)
         return record
@@ -216,7 +233,8 @@ class Device:
         if declared > data.size:
             raise DeviceMemoryError(f"argument {param.name} declares {declared} bytes but only {data.size} remain "
                                     f"in its allocation after {ptr!r}", kernel=kernel.name)
-        return executor.GmBinding(data, min(-(-declared // 32) * 32, data.size))
+        block = self.chip.block_bytes
+        return executor.GmBinding(data, min(-(-declared // block) * block, data.size))
 
 
 def _declared_bytes(param, available: int) -> int:
@@ -232,12 +250,7 @@ def _host_count(host_bytes: int, size_bytes, side: str) -> int:
     return count
 
 
-_default: dict = {"device": None}  # one default device per process, re-created when the current chip changes
-
-
 def default_device() -> Device:
-    """The process's default device for the current chip (an explicit cache, replaced when the chip changes)."""
-    device = _default["device"]
-    if device is None or device.chip is not current_chip():
-        device = _default["device"] = Device()
-    return device
+    """The current runtime's device (one per runtime target, made on first use)."""
+    from npusim.sim.runtime import current_runtime
+    return current_runtime().device

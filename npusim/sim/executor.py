@@ -24,7 +24,7 @@ from npusim.sim.trace import BlockTrace, Trace
 @dataclass(frozen=True)
 class GmBinding:
     """A GM tensor argument: ``data`` = the bytes from the argument's pointer to its allocation's end;
-    ``limit_bytes`` = how many of them the kernel may touch (declared size rounded up to 32 bytes, or all)."""
+    ``limit_bytes`` = how many of them the kernel may touch (declared size rounded up to whole blocks, or all)."""
 
     data: np.ndarray
     limit_bytes: int
@@ -85,9 +85,9 @@ def block_sequence(block_dim: int, block_order=None) -> list:
 
 
 def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: int,
-        fill_byte: int = POISON_BYTE, block_order=None) -> Trace:
+        fill_byte: int = POISON_BYTE, block_order=None, arenas=None) -> Trace:
     """Run ``block_dim`` blocks (in ``block_order`` when given).  gm_args: param index -> GmBinding; scalar_args:
-    param name -> value."""
+    param name -> value; arenas: the ArenaPool local memory comes from (None: fresh arenas)."""
     order = block_sequence(block_dim, block_order)
     start = time.perf_counter()
     gm_views, gm_hi = _gm_views(compiled, gm_args)
@@ -107,7 +107,7 @@ def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: i
                 core = block % num_cores
                 memory = cores.get(core)
                 if memory is None:
-                    memory = cores[core] = CoreMemory(compiled.chip, fill_byte)
+                    memory = cores[core] = CoreMemory(compiled.chip, fill_byte, arenas)
                     views = dict(gm_views)
                     views.update({key: memory.view(*key) for key in local_keys})
                     views_by_core[core] = views

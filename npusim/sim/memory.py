@@ -1,11 +1,11 @@
 """Device memory: the GM allocator (bounds-checked allocations) and each core's local scopes (UB, L1, L0A/B/C).
 
-GM allocations are numpy byte arrays rounded up to 32 bytes; a :class:`DevicePtr` is (allocation id, byte
-offset), so pointer arithmetic never leaves its allocation unnoticed.  Local scopes are byte arenas sized from
-the chip, created on first use and filled with a poison byte (0xFF: float NaN, integer -1) so reads of data no
-instruction wrote stand out; typed views of an arena are cached per dtype.  When a launch ends its arenas go back
-to a small pool and the next launch refills them with poison (cheaper than fresh pages: a 1 MiB L1 arena costs
-page faults every launch otherwise).
+GM allocations are numpy byte arrays rounded up to whole blocks of the chip (32 bytes); a :class:`DevicePtr` is
+(allocation id, byte offset), so pointer arithmetic never leaves its allocation unnoticed.  Local scopes are byte
+arenas sized from the chip, created on first use and filled with a poison byte (0xFF: float NaN, integer -1) so
+reads of data no instruction wrote stand out; typed views of an arena are cached per dtype.  When a launch ends
+its arenas go back to a small pool and the next launch refills them with poison (cheaper than fresh pages: a 1 MiB
+L1 arena costs page faults every launch otherwise).
 """
 from __future__ import annotations
 
@@ -17,18 +17,19 @@ import numpy as np
 from npusim.errors.sim import DeviceMemoryError
 from npusim.sim.dtypes import np_dtype
 
-GM_ALIGN_BYTES = 32
 POISON_BYTE = 0xFF
 ARENA_POOL_LIMIT_BYTES = 64 << 20   # local arenas kept for reuse between launches
 
 
-class _ArenaPool:
-    """Byte arenas of finished launches, by size, up to ARENA_POOL_LIMIT_BYTES in all (thread-safe enough: list
-    pop/append are atomic in CPython, and the byte count is only a bound)."""
+class ArenaPool:
+    """Byte arenas of finished launches, by size, up to ``limit_bytes`` in all (thread-safe enough: list
+    pop/append are atomic in CPython, and the byte count is only a bound).  One pool belongs to a runtime's
+    simulator caches (:class:`npusim.sim.caches.SimCaches`)."""
 
-    def __init__(self):
+    def __init__(self, limit_bytes: int = ARENA_POOL_LIMIT_BYTES):
         self._free: dict = {}
         self.held_bytes = 0
+        self.limit_bytes = int(limit_bytes)
 
     def take(self, size_bytes: int, fill_byte: int) -> np.ndarray:
         try:
@@ -40,12 +41,10 @@ class _ArenaPool:
         return arena
 
     def give(self, arena: np.ndarray) -> None:
-        if self.held_bytes + arena.size <= ARENA_POOL_LIMIT_BYTES:
+        if self.held_bytes + arena.size <= self.limit_bytes:
             self.held_bytes += arena.size
             self._free.setdefault(arena.size, []).append(arena)
 
-
-_POOL = _ArenaPool()
 
 
 @dataclass(frozen=True)
@@ -72,10 +71,12 @@ class Allocation:
 
 
 class GlobalMemory:
-    """The device's GM: malloc/free with a capacity (the chip's HBM size) and pointer validation."""
+    """The device's GM: malloc/free with a capacity (the chip's HBM size) and pointer validation; allocations
+    are rounded up to ``align_bytes`` (the chip's block)."""
 
-    def __init__(self, capacity_bytes: int):
+    def __init__(self, capacity_bytes: int, align_bytes: int):
         self.capacity_bytes = int(capacity_bytes)
+        self.align_bytes = int(align_bytes)
         self.used_bytes = 0
         self._allocs: dict = {}
         self._ids = itertools.count(1)
@@ -84,7 +85,7 @@ class GlobalMemory:
         size = int(size_bytes)
         if size <= 0:
             raise DeviceMemoryError(f"malloc of {size_bytes} bytes: size must be positive")
-        padded = -(-size // GM_ALIGN_BYTES) * GM_ALIGN_BYTES
+        padded = -(-size // self.align_bytes) * self.align_bytes
         if self.used_bytes + padded > self.capacity_bytes:
             raise DeviceMemoryError(f"out of device memory: {size} bytes requested, {self.used_bytes} of "
                                     f"{self.capacity_bytes} in use")
@@ -126,11 +127,13 @@ class GlobalMemory:
 
 
 class CoreMemory:
-    """One core's local scopes, created on first use; also the core's CMPMASK register."""
+    """One core's local scopes, created on first use (from ``pool`` when given); also the core's CMPMASK
+    register."""
 
-    def __init__(self, chip, fill_byte: int = POISON_BYTE):
+    def __init__(self, chip, fill_byte: int = POISON_BYTE, pool: "ArenaPool | None" = None):
         self.chip = chip
         self.fill_byte = fill_byte
+        self.pool = pool
         self._arenas: dict = {}
         self._views: dict = {}
         self.cmpmask = None
@@ -138,15 +141,18 @@ class CoreMemory:
     def arena(self, scope: str) -> np.ndarray:
         arena = self._arenas.get(scope)
         if arena is None:
-            arena = _POOL.take(self.chip.scope_bytes(scope), self.fill_byte)
+            size = self.chip.scope_bytes(scope)
+            arena = (np.full(size, self.fill_byte, dtype=np.uint8) if self.pool is None
+                     else self.pool.take(size, self.fill_byte))
             self._arenas[scope] = arena
         return arena
 
     def release(self) -> None:
         """Hand the arenas back to the pool; this core memory (and every view of it) must not be used again."""
         arenas, self._arenas, self._views = self._arenas, {}, {}
-        for arena in arenas.values():
-            _POOL.give(arena)
+        if self.pool is not None:
+            for arena in arenas.values():
+                self.pool.give(arena)
 
     def view(self, scope: str, dtype: str) -> np.ndarray:
         """The whole scope as a 1-D array of ``dtype``."""

@@ -6,9 +6,9 @@
     print(prof.table())
     prof.write_chrome_trace("trace.json")    # one track per core and pipe
 
-The profiler only reads launch records (trace + cost model report); it never runs anything itself.  Active
-sessions are kept on an explicit module-level stack so that ``npusim profile SCRIPT`` sees every launch the
-script makes.
+The profiler only reads launch records (trace + cost model report); it never runs anything itself.  An active
+session is a sink of a runtime store (:mod:`npusim.sim.runtime`): every device of that store reports its launches
+to it, whichever target and thread they run on, so ``npusim profile SCRIPT`` sees every launch the script makes.
 """
 from __future__ import annotations
 
@@ -16,24 +16,22 @@ import json
 from contextlib import contextmanager
 
 PIPE_ORDER = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX")
-_active_sessions: list = []
-
-
-def notify_launch(record) -> None:
-    """Called by the runtime after each launch ran: every active session records it."""
-    for session in _active_sessions:
-        session.records.append(record)
 
 
 @contextmanager
-def profile():
-    """Record every kernel launch made inside the ``with`` block; yields the :class:`ProfileSession`."""
+def profile(runtime=None):
+    """Record every kernel launch made inside the ``with`` block by the devices of ``runtime``'s store (None: the
+    current runtime's); yields the :class:`ProfileSession`."""
+    if runtime is None:
+        from npusim.sim.runtime import current_runtime
+        runtime = current_runtime()
     session = ProfileSession()
-    _active_sessions.append(session)
+    sinks = runtime.store.sinks
+    sinks.append(session)
     try:
         yield session
     finally:
-        _active_sessions.remove(session)
+        sinks.remove(session)
 
 
 class ProfileSession:
@@ -41,6 +39,10 @@ class ProfileSession:
 
     def __init__(self):
         self.records: list = []
+
+    def record(self, launch) -> None:
+        """Add one finished launch (a LaunchRecord; called by the device that ran it)."""
+        self.records.append(launch)
 
     def rows(self) -> list:
         """One dict per launch: name, block_dim, cycles, time_us, busiest_pipe, utilisation{pipe}, ub_bytes."""

@@ -16,22 +16,27 @@ from math import prod
 from pathlib import Path
 from typing import Optional
 
-from npusim.errors import TbeBuildError
+from npusim.errors import TbeBuildError, TbeTypeError
+from te_compat.build.collect import report_build
 from te_compat.build.config import BuildConfig, parse_config
 from te_compat.build.kernel_meta import ArgSpec, kernel_meta_dir, write_kernel_files
 from te_compat.build.printer import kernel_text
+from te_compat.objects import dtype_of, raw_tree
 
 _BYTE_DTYPES = frozenset({"bool", "int8", "uint8"})
 
 
 @dataclass(frozen=True)
 class BuildResult:
-    """What one build produced: the kernel, its argument specs, and the JSON path (None if need_build=False)."""
+    """What one build produced: the kernel (an npusim Kernel), its argument specs, the JSON path and the JSON's
+    content (both None if need_build=False).  Every build is also reported to an open
+    :func:`~te_compat.build.collect.collect_builds` (how ops.Custom gets the kernel it asked an impl to build)."""
 
     name: str
     kernel: object
     args: tuple
     json_path: Optional[Path]
+    meta: Optional[dict] = None
 
 
 def cce_build_code(sch, config) -> None:
@@ -46,8 +51,14 @@ def build(sch, config) -> None:
     build_kernel(sch, config)
 
 
-def build_kernel(sch, config) -> BuildResult:
-    """Lower, optionally print, and (need_build) write the kernel files; returns the :class:`BuildResult`."""
+def build_kernel(sch, config, runtime=None) -> BuildResult:
+    """Lower for ``runtime``'s target (None: the current runtime, read here at the API edge), optionally print,
+    and (need_build) write the kernel files; returns the :class:`BuildResult`, also reported to an open
+    :func:`~te_compat.build.collect.collect_builds`."""
+    if runtime is None:
+        from npusim.sim.runtime import current_runtime
+        runtime = current_runtime()
+    sch, config = raw_tree(sch), raw_tree(config)  # surface wrappers accepted (config["tensor_list"] ...)
     if isinstance(config, dict) and isinstance(sch, (list, tuple)):
         sch, config = _first_schedule(sch, config)
     cfg = parse_config(config)
@@ -55,16 +66,19 @@ def build_kernel(sch, config) -> BuildResult:
     if not any(a.output for a in args):
         raise TbeBuildError(f"cce_build_code of '{cfg.name}': tensor_list has no output (no entry is a compute "
                             f"result; the last entry is usually the result tensor)")
-    kernel = _lower(sch, cfg, args)
+    kernel = _lower(sch, cfg, args, runtime)
     _check_params(kernel, args, cfg.name)
     if cfg.print_ir:
         print(kernel_text(kernel), flush=True)
     if not cfg.need_build:
-        return BuildResult(cfg.name, kernel, args, None)
-    from npusim.sim import current_chip
-    classification = str(getattr(sch, "classification", "fallback"))
-    json_path = write_kernel_files(kernel_meta_dir(), cfg.name, kernel, args, current_chip().name, classification)
-    return BuildResult(cfg.name, kernel, args, json_path)
+        result = BuildResult(cfg.name, kernel, args, None)
+    else:
+        classification = str(getattr(sch, "classification", "fallback"))
+        json_path, meta = write_kernel_files(kernel_meta_dir(), cfg.name, kernel, args, runtime.target.name,
+                                             classification)
+        result = BuildResult(cfg.name, kernel, args, json_path, meta)
+    report_build(result)
+    return result
 
 
 def _first_schedule(schedules, config: dict):
@@ -81,7 +95,7 @@ def _first_schedule(schedules, config: dict):
 
 
 def _schedule_outputs(sch) -> tuple:
-    outs = getattr(sch, "outputs", None)
+    outs = raw_tree(getattr(sch, "outputs", None))  # a create_schedule keeps the surface tensors it was given
     if outs is None:
         return ()
     return tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
@@ -95,7 +109,10 @@ def _same(a, b) -> bool:
 def _arg_spec(tensor, index: int, name: str, sch_outputs: tuple) -> ArgSpec:
     from npusim.sim.dtypes import canonical_dtype
     where = f"cce_build_code of '{name}': tensor_list[{index}]"
-    dtype_text = getattr(tensor, "dtype", None)
+    try:
+        dtype_text = dtype_of(tensor)  # TVM 0.27 scalar Vars have no ``dtype`` attribute
+    except TbeTypeError:
+        dtype_text = None
     arg_name = str(getattr(tensor, "name", f"arg{index}"))
     if dtype_text is None:
         raise TbeBuildError(f"{where} is not a tensor (got {type(tensor).__name__} {tensor!r})")
@@ -117,10 +134,10 @@ def _arg_spec(tensor, index: int, name: str, sch_outputs: tuple) -> ArgSpec:
     return ArgSpec(arg_name, tuple(shape), dtype, "gm", output)
 
 
-def _lower(sch, cfg: BuildConfig, args: tuple):
+def _lower(sch, cfg: BuildConfig, args: tuple, runtime):
     lower = getattr(sch, "lower", None)
     if lower is not None:
-        kernel = lower(list(cfg.tensor_list), cfg.name)
+        kernel = lower(list(cfg.tensor_list), cfg.name, runtime)
     else:
         try:
             from te_compat.fallback import lower_scalar
@@ -129,7 +146,7 @@ def _lower(sch, cfg: BuildConfig, args: tuple):
                                 f"from auto_schedule) and the scalar-pipe fallback is not available") from exc
         outs = [t for t, a in zip(cfg.tensor_list, args) if a.output]
         kernel = lower_scalar(outs, list(cfg.tensor_list), cfg.name,
-                              f"the schedule is a {type(sch).__name__}, not one made by auto_schedule")
+                              f"the schedule is a {type(sch).__name__}, not one made by auto_schedule", runtime)
     from npusim.sim.kernel import Kernel
     if not isinstance(kernel, Kernel):
         raise TbeBuildError(f"cce_build_code of '{cfg.name}': lowering returned {type(kernel).__name__}, "

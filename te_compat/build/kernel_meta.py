@@ -110,8 +110,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def write_kernel_files(directory: Path, name: str, kernel, args, chip: str, classification: str) -> Path:
-    """Write ``<directory>/<name>.o`` then ``<name>.json`` (each atomically); returns the JSON's path."""
+def write_kernel_files(directory: Path, name: str, kernel, args, chip: str, classification: str) -> tuple:
+    """Write ``<directory>/<name>.o`` then ``<name>.json`` (each atomically); returns the JSON's path and content
+    (the :func:`meta_dict`)."""
     blob = kernel.to_bytes()
     meta = meta_dict(name, kernel, args, blob, chip, classification)
     try:
@@ -122,4 +123,4 @@ def write_kernel_files(directory: Path, name: str, kernel, args, chip: str, clas
     except OSError as exc:
         raise TbeBuildError(f"cce_build_code of '{name}': cannot write kernel_meta files in '{directory}': "
                             f"{exc}") from exc
-    return json_path
+    return json_path, meta

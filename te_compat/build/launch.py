@@ -3,12 +3,14 @@
     built = load_built("add_2x2")              # kernel_meta_dir()/add_2x2.json, or a path to the .json / .o
     z, = built.run(x, y)                      # inputs in tensor_list order -> outputs in tensor_list order
 
-``run`` copies the inputs to the default simulated device, launches with the JSON's blockDim, synchronizes and
+``run`` copies the inputs to a runtime's simulated device, launches with the JSON's blockDim, synchronizes and
 copies the outputs back (the launch is recorded by an active ``npusim.sim.profile()``).  Output buffers start
 filled with the device's poison byte, except the atomic-clean ones (a 1 in the JSON's "parameters"), which the
 runtime zeroes before the kernel runs: a kernel that leaves part of a plain output unwritten shows it.  Loading
 checks the .o's sha256 against the JSON and that "parameters" matches the kernel's atomic-clean flags; any
-problem with the files or the arrays raises TbeLaunchError naming the kernel.
+problem with the files or the arrays raises TbeLaunchError naming the kernel.  Code that has just built a kernel
+(ops.Custom func_type="tbe") makes its BuiltKernel from the build's result with :meth:`BuiltKernel.from_result`
+instead of reading the files back.
 """
 from __future__ import annotations
 
@@ -37,16 +39,31 @@ class BuiltKernel:
         self.inputs = tuple(a for a in args if not a.output)
         self.outputs = tuple(a for a in args if a.output)
 
+    @classmethod
+    def from_result(cls, result, directory=None) -> "BuiltKernel":
+        """The kernel a build just wrote, from its :class:`~te_compat.build.cce.BuildResult` (no file is read):
+        the lowered kernel itself, with the file paths in ``directory`` (where the kernel_meta files now are, e.g.
+        a published cache entry; None: where they were written).  TbeLaunchError if the build wrote no files."""
+        if result.json_path is None or result.meta is None:
+            raise TbeLaunchError(f"kernel '{result.name}': the build wrote no kernel_meta files (need_build=False)")
+        meta = result.meta
+        json_path = result.json_path if directory is None else Path(directory) / result.json_path.name
+        obj_path = json_path.with_name(f"{meta['binFileName']}{meta['binFileSuffix']}")
+        return cls(str(meta["binFileName"]), json_path, obj_path, result.kernel, tuple(result.args), meta)
+
     def __repr__(self) -> str:
         return f"BuiltKernel({self.name!r}, inputs={len(self.inputs)}, outputs={len(self.outputs)})"
 
-    def run(self, *arrays, device=None) -> list:
-        """Run on ``device`` (default: ``npusim.sim.default_device()``) with one array (or number, for scalar
-        arguments) per input; returns one numpy array per output, shaped and typed as the tensor_list says."""
+    def run(self, *arrays, device=None, runtime=None) -> list:
+        """Run on ``device`` (default: ``runtime``'s device; no runtime: the current runtime's, read here at the
+        API edge) with one array (or number, for scalar arguments) per input; returns one numpy array per output,
+        shaped and typed as the tensor_list says."""
         values = self._check_inputs(arrays)
         if device is None:
-            from npusim.sim import default_device
-            device = default_device()
+            if runtime is None:
+                from npusim.sim.runtime import current_runtime
+                runtime = current_runtime()
+            device = runtime.device
         allocated, launch_args, out_ptrs = [], [], []
         try:
             feed = iter(values)

@@ -11,7 +11,7 @@ from te_compat.graph import binary_tag, scalar_tag, unary_tag
 from te_compat.dsl.cast import autocast
 from te_compat.dsl.checks import const, require_same_shape, require_tensor, static_shape
 from te_compat.dsl.nodes import make_node
-from te_compat.dsl.support import instr_supports, is_mini
+from te_compat.dsl.support import instr_supports, vrec_newton_steps
 
 
 def _unary(func: str, raw_tensor, op: str, opcode: str, body):
@@ -57,15 +57,11 @@ def vnot(raw_tensor):
     return _unary("vnot", raw_tensor, "not", "vnot", lambda v, d: ~v)
 
 
-def _newton_steps() -> int:
-    return 1 if is_mini() else 2
-
-
 def _reciprocal_nodes(x, dtype: str):
     """1/x as TBE builds it: a rec node, then Newton steps r = r * (2 - x*r) (2 on cloud chips, 1 on mini)."""
     shape = static_shape("vrec", x)
     rec = make_node(shape, lambda *i: const(1, dtype) / x(*i), unary_tag("rec"), prefix="rec")
-    for _ in range(_newton_steps()):
+    for _ in range(vrec_newton_steps()):
         prev = rec
         prod = make_node(shape, lambda *i: x(*i) * prev(*i), binary_tag("mul"), prefix="rec")
         neg = make_node(shape, lambda *i: prod(*i) * const(-1, dtype), scalar_tag("mul"), {"scalar": -1.0},

@@ -1,11 +1,12 @@
 """Which instructions and dtypes the current chip supports, as the DSL and CANN's ``api_check_support`` see them.
 
-Everything is read from the chip model's ``isa:`` table (``npusim.sim.current_chip().supports``), so switching the
-chip with ``npusim.sim.set_chip`` (or ``NPUSIM_SOC``) changes every answer here and every auto-cast decision.
+Everything is read from the ``isa:`` table of the current runtime's chip (``npusim.sim.current_chip()``): these are
+API edges, called by the DSL functions an op file calls.  Switching the chip with ``npusim.sim.set_chip`` (or
+``NPUSIM_SOC``, or ``use_target`` / an op build's runtime) changes every answer here and every auto-cast decision.
 """
 from __future__ import annotations
 
-from npusim.sim import current_chip
+from npusim.sim.runtime import current_chip
 
 STANDARD_DTYPES = frozenset({"float16", "float32", "int8", "uint8", "int16", "uint16", "int32", "uint32"})
 _CAST_SOURCES = frozenset({"float16", "float32", "int8", "uint8", "int32"})
@@ -38,10 +39,10 @@ def chip_name() -> str:
     return current_chip().name
 
 
-def is_mini() -> bool:
-    """Whether the current chip is the Ascend 310 ("mini"), where TBE uses one Newton step in vrec."""
-    chip = current_chip()
-    return chip.name == "Ascend310" or "mini" in chip.aliases
+def vrec_newton_steps() -> int:
+    """Newton steps TBE's vrec adds after the vrec instruction on the current chip (its ``dsl.vrec_newton_steps``:
+    2 on cloud chips, 1 on the Ascend 310)."""
+    return current_chip().vrec_newton_steps
 
 
 def supported_dtypes(opcode: str) -> tuple:

@@ -7,16 +7,18 @@ from npusim.errors import SimulatorError
 from npusim.errors.tbe import TbeArgumentError, TbeBuildError
 from npusim.sim.dtypes import canonical_dtype
 from npusim.sim.kernel import BufRef, Kernel, Param
+from te_compat.objects import dtype_of, raw_tree
 
 
 class ScalarPipeWarning(UserWarning):
     """A TBE compute runs on the AI core's scalar unit (no vector instructions): correct, but slow."""
 
 
-def lower_scalar(outs, tensor_list, name: str, reason: str) -> Kernel:
+def lower_scalar(outs, tensor_list, name: str, reason: str, runtime=None) -> Kernel:
     """Build ``name``: a kernel whose parameters are ``tensor_list`` (placeholders and outputs, in order, as GM
     tensors of their shapes and dtypes) and whose body is one ``tvm_call`` running the whole TE graph of ``outs``
-    compiled by TVM/LLVM.  Warns :class:`ScalarPipeWarning` naming the kernel and ``reason``.
+    compiled by TVM/LLVM (into ``runtime``'s program cache; None: built, not cached — the first launch compiles
+    it again).  Warns :class:`ScalarPipeWarning` naming the kernel and ``reason``.
 
     Raises TbeArgumentError for a tensor list that does not describe the graph (an output missing, a symbolic
     dimension, a dtype npusim has no GM tensors of) and TbeBuildError when TVM cannot build the program.
@@ -24,13 +26,15 @@ def lower_scalar(outs, tensor_list, name: str, reason: str) -> Kernel:
     from npusim.sim.isa.tvm_call import program_kernel
     from npusim.sim.isa.tvm_call.program import load_program
     from npusim.sim.isa.tvm_call.text import program_text_and_func
+    outs, tensor_list = raw_tree(outs), raw_tree(tensor_list)  # surface wrappers accepted
     outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     tensors = list(tensor_list) if isinstance(tensor_list, (list, tuple)) else [tensor_list]
     params = _params(name, outs, tensors)
     func = _prim_func(name, tensors)
     try:
         text, parsed = program_text_and_func(func)
-        load_program(text, parsed)  # build now: errors surface at build time; the first launch hits the cache
+        # build now: errors surface at build time; the first launch hits the cache
+        load_program(text, None if runtime is None else runtime.store.sim.programs, parsed)
     except SimulatorError as exc:
         raise TbeBuildError(f"kernel '{name}': the scalar-pipe program cannot be built: {exc.cause}") from None
     kernel = program_kernel(name, text, params, tuple(BufRef(p.name) for p in params))
@@ -64,9 +68,9 @@ def _params(name: str, outs: list, tensors: list) -> tuple:
                                        f"{dim}; npusim compiles per concrete shape")
             shape.append(int(dim))
         try:
-            dtype = canonical_dtype(str(tensor.dtype))
+            dtype = canonical_dtype(dtype_of(tensor))
         except SimulatorError:
-            raise TbeArgumentError(f"kernel '{name}': tensor '{tensor.op.name}' has dtype {tensor.dtype}, which "
+            raise TbeArgumentError(f"kernel '{name}': tensor '{tensor.op.name}' has dtype {dtype_of(tensor)}, which "
                                    "the simulated GM cannot hold") from None
         params.append(Param(_unique(str(tensor.op.name), used), "gm", dtype, tuple(shape)))
     return tuple(params)

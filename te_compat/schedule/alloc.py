@@ -4,13 +4,13 @@ A stage (the per-tile computation, or in accumulate mode the per-group one) load
 nodes in graph order and stores its outputs at the end.  A tensor's buffer is freed after its last use (outputs
 live to the end); an element-wise node may take over a dying operand's buffer in place.  Each op's temporaries
 (asked from the emitters through :func:`te_compat.schedule.temps.temp_bytes`) live for that op only.  Offsets
-are first-fit in 256-byte units; the stage's arena size is the high-water mark.
+are first-fit in units of one vector repeat (256 bytes); the stage's arena size is the high-water mark.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from te_compat.schedule.common import REPEAT_BYTES, round_up
+from te_compat.schedule.common import round_up
 from te_compat.schedule.layout import buffer_bytes
 
 INPLACE_ANY = ("unary", "vs", "binary", "logic")
@@ -40,13 +40,14 @@ class StagePlan:
 
 
 class _FirstFit:
-    def __init__(self, arena: str):
+    def __init__(self, arena: str, unit_bytes: int):
         self.arena = arena
+        self.unit_bytes = unit_bytes   # allocation granule: one vector repeat of the chip
         self.used: list = []  # sorted (offset, nbytes)
         self.peak = 0
 
     def alloc(self, nbytes: int) -> Region:
-        nbytes = round_up(max(nbytes, REPEAT_BYTES), REPEAT_BYTES)
+        nbytes = round_up(max(nbytes, self.unit_bytes), self.unit_bytes)
         offset = 0
         for start, size in self.used:
             if start - offset >= nbytes:
@@ -77,7 +78,7 @@ def plan_stage(an, stage: Stage, layouts: dict, chip, preset: dict = None) -> St
     """Assign buffers for ``stage``; ``preset`` holds regions fixed elsewhere (accumulators, per-row values):
     those in this stage's arena are reserved, and a computed node with a preset region writes it (never freed)."""
     from te_compat.schedule.temps import temp_bytes
-    fit = _FirstFit(stage.name)
+    fit = _FirstFit(stage.name, chip.repeat_bytes)
     plan = StagePlan()
     preset = preset or {}
     for index, region in preset.items():
@@ -87,7 +88,7 @@ def plan_stage(an, stage: Stage, layouts: dict, chip, preset: dict = None) -> St
             fit.peak = max(fit.peak, region.offset + region.nbytes)
         plan.values[index] = region
     for index in stage.loads:
-        plan.values[index] = fit.alloc(_value_bytes(an, index, layouts))
+        plan.values[index] = fit.alloc(_value_bytes(an, index, layouts, chip))
     last_use = _last_uses(an, stage)
     for position, index in enumerate(stage.computes):
         dying = [o for o in _operand_nodes(an, index) if last_use.get(o) == position and o not in stage.outputs
@@ -96,7 +97,7 @@ def plan_stage(an, stage: Stage, layouts: dict, chip, preset: dict = None) -> St
         temps = tuple(fit.alloc(n) for n in temp_bytes(an, index, layouts, chip, set(dying)))
         plan.temps[index] = temps
         fixed = index in preset
-        plan.values[index] = preset[index] if fixed else _take_or_alloc(an, index, layouts, plan, fit, dying)
+        plan.values[index] = preset[index] if fixed else _take_or_alloc(an, index, layouts, chip, plan, fit, dying)
         for region in temps:
             fit.free(region)
         for operand in set(dying):
@@ -104,14 +105,14 @@ def plan_stage(an, stage: Stage, layouts: dict, chip, preset: dict = None) -> St
                 fit.free(plan.values[operand])
         if index not in last_use and index not in stage.outputs and not fixed:
             fit.free(plan.values[index])
-    _plan_bit_outputs(an, stage, layouts, plan, fit)
+    _plan_bit_outputs(an, stage, layouts, chip, plan, fit)
     plan.peak = fit.peak
     return plan
 
 
-def _value_bytes(an, index: int, layouts: dict) -> int:
+def _value_bytes(an, index: int, layouts: dict, chip) -> int:
     node = an.graph.nodes[index]
-    return buffer_bytes(layouts[index], node.dtype, bits=index in an.bits)
+    return buffer_bytes(chip, layouts[index], node.dtype, bits=index in an.bits)
 
 
 def _operand_nodes(an, index: int) -> list:
@@ -126,11 +127,11 @@ def _last_uses(an, stage: Stage) -> dict:
     return last
 
 
-def _take_or_alloc(an, index: int, layouts: dict, plan: StagePlan, fit: _FirstFit, dying: list) -> Region:
-    nbytes = _value_bytes(an, index, layouts)
+def _take_or_alloc(an, index: int, layouts: dict, chip, plan: StagePlan, fit: _FirstFit, dying: list) -> Region:
+    nbytes = _value_bytes(an, index, layouts, chip)
     for operand in _inplace_candidates(an, index, dying):
         region = plan.values[operand]
-        if region.nbytes == round_up(nbytes, REPEAT_BYTES) and layouts[operand] == layouts[index] and \
+        if region.nbytes == round_up(nbytes, fit.unit_bytes) and layouts[operand] == layouts[index] and \
                 (operand in an.bits) == (index in an.bits):
             return region
     return fit.alloc(nbytes)
@@ -161,12 +162,12 @@ def _same_size(a: str, b: str) -> bool:
     return itemsize(a) == itemsize(b) and "bool" not in (a, b)
 
 
-def _plan_bit_outputs(an, stage: Stage, layouts: dict, plan: StagePlan, fit: _FirstFit) -> None:
+def _plan_bit_outputs(an, stage: Stage, layouts: dict, chip, plan: StagePlan, fit: _FirstFit) -> None:
     """Bool outputs held as bits get a byte buffer (and one shared float16 staging buffer) at the end."""
     widest = 0
     for index in stage.outputs:
         if index in an.bits:
-            plan.out_bytes[index] = fit.alloc(buffer_bytes(layouts[index], "uint8"))
-            widest = max(widest, buffer_bytes(layouts[index], "float16"))
+            plan.out_bytes[index] = fit.alloc(buffer_bytes(chip, layouts[index], "uint8"))
+            widest = max(widest, buffer_bytes(chip, layouts[index], "float16"))
     if widest:
-        plan.out_temp = (fit.alloc(widest), fit.alloc(REPEAT_BYTES), fit.alloc(REPEAT_BYTES))
+        plan.out_temp = (fit.alloc(widest), fit.alloc(chip.repeat_bytes), fit.alloc(chip.repeat_bytes))

@@ -26,12 +26,16 @@ from dataclasses import dataclass
 from math import prod
 from typing import Optional
 
-from te_compat.schedule.common import REPEAT_BYTES, ceil_div, itemsize, largest_fitting, round_up
+from te_compat.schedule.common import ceil_div, itemsize, largest_fitting, per_block, round_up
 from te_compat.schedule.layout import Tile, buffer_bytes, layout_of
 
 MIN_SHARE_BYTES = 16 * 1024      # input bytes a block must get for a split over the reduce axis to pay off
 WORK_DTYPE = "float32"           # what a two-stage split accumulates in
-COUNTER_ELEMS = 8                # one 32-byte block of float32: the finished-blocks counter
+
+
+def counter_elems(chip) -> int:
+    """Elements of the finished-blocks counter: one block of float32 on ``chip``."""
+    return per_block(chip, WORK_DTYPE)
 
 
 @dataclass(frozen=True)
@@ -84,13 +88,13 @@ def kept_tile(an) -> Tile:
     return Tile(*ext)
 
 
-def arena_bytes(an, plan: AtomicPlan, unit: int) -> int:
+def arena_bytes(an, chip, plan: AtomicPlan, unit: int) -> int:
     """UB the atomic stage needs besides the regular plan: the float32 staging copy of a two-stage partial result
-    and two counter blocks (the +1 block and the read-back block)."""
+    and two counter blocks (the +1 block and the read-back block), in one repeat of ``chip``."""
     if plan.direct:
         return 0
     layout = layout_of(an.mask(plan.reduces[0]), kept_tile(an), unit)
-    return buffer_bytes(layout, WORK_DTYPE) + REPEAT_BYTES
+    return buffer_bytes(chip, layout, WORK_DTYPE) + chip.repeat_bytes
 
 
 def _row_bytes(an) -> int:
@@ -105,15 +109,16 @@ def _row_bytes(an) -> int:
     return total
 
 
-def split(an, chip, unit: int, regular_blocks: int, fits) -> Optional[tuple]:
+def split(an, cores: int, unit: int, regular_blocks: int, fits) -> Optional[tuple]:
     """((per_block, block_dim, last_start, last_extent), Tile) of a split over the reduce axis, or None when it
     would not give at least twice the regular plan's blocks or no tile spanning the kept part fits UB.
 
-    ``fits(tile)``: whether the regular buffers of ``tile`` plus the atomic stage's fit UB.
+    ``cores``: the AI cores the kernel may use; ``fits(tile)``: whether the regular buffers of ``tile`` plus the
+    atomic stage's fit UB.
     """
     ra = an.reduce_axis
     extent = an.canon.extents[ra]
-    wanted = min(chip.aicore_num, _row_bytes(an) * extent // MIN_SHARE_BYTES, extent)
+    wanted = min(cores, _row_bytes(an) * extent // MIN_SHARE_BYTES, extent)
     if wanted < max(2, 2 * regular_blocks):
         return None
     align = unit if ra == 2 else 1

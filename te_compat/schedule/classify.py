@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from npusim.sim import current_chip
 from te_compat.graph import extract
 from te_compat.schedule.axes import Canon, canonicalize
 from te_compat.schedule.common import UnsupportedPattern
@@ -68,7 +67,9 @@ class Analysis:
 
 def analyze(outs, extra_outputs=(), chip=None) -> Analysis:
     """Analyse the DSL graph of ``outs`` (plus ``extra_outputs`` tensors that must also be written); constants
-    fold with the instructions of ``chip`` (default: the current chip)."""
+    fold with the instructions of ``chip`` (required: a Chip)."""
+    if chip is None:
+        raise TypeError("analyze() needs the chip whose instructions constants fold with")
     tensors = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     graph = extract(tensors + [t for t in extra_outputs if not any(t.same_as(o) for o in tensors)])
     infos = {n.index: op_info(graph, n) for n in graph.nodes}
@@ -77,7 +78,7 @@ def analyze(outs, extra_outputs=(), chip=None) -> Analysis:
         if infos[index].kind == "input":
             raise UnsupportedPattern(f"output {graph.nodes[index].name} is a placeholder (no computation)")
     canon = canonicalize(graph, infos)
-    infos = fold_constants(graph, infos, chip or current_chip())
+    infos = fold_constants(graph, infos, chip)
     materialized = _materialized(graph, infos, outputs)
     reduce_axis = _reduce_axis(graph, canon)
     reduce_outer = _reduce_outer(graph, canon)

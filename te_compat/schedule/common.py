@@ -1,13 +1,11 @@
-"""Small shared pieces of the scheduler: the "cannot map this graph" signal, dtype facts, integer helpers."""
+"""Small shared pieces of the scheduler: the "cannot map this graph" signal, dtype facts, integer helpers.
+
+Hardware numbers come from the chip the schedule is made for (block and repeat bytes, lanes, max repeat:
+:class:`npusim.sim.chip.Chip`) or from :mod:`npusim.sim.geometry` (instruction-field widths); none are stated here.
+"""
 from __future__ import annotations
 
 from math import gcd
-
-BLOCK_BYTES = 32          # one data_move / vector block
-REPEAT_BYTES = 256        # one vector repeat
-MAX_REPEAT = 255          # repeat_times field of a vector instruction
-MAX_STRIDE = 255          # block / repeat stride fields of a vector instruction (32 B units)
-MAX_LANES = 128           # the vector mask register is 128 bits wide
 
 _ITEMSIZE = {"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "int32": 4,
              "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8}
@@ -30,9 +28,15 @@ def itemsize(dtype: str) -> int:
         raise UnsupportedPattern(f"dtype {dtype!r} is not handled by the vector scheduler") from None
 
 
-def per_block(dtype: str) -> int:
-    """Elements per 32-byte block."""
-    return BLOCK_BYTES // itemsize(dtype)
+def per_block(chip, dtype: str) -> int:
+    """Elements of ``dtype`` per block of ``chip``."""
+    return chip.block_elems(itemsize(dtype))
+
+
+def rep_stride(chip, dtype: str) -> int:
+    """Repeat stride (in blocks of ``chip``) of back-to-back full repeats over ``dtype`` operands: one repeat's
+    lanes of them."""
+    return lanes_of(chip, dtype) * itemsize(dtype) // chip.block_bytes
 
 
 def bits_dtype(dtype: str) -> str:
@@ -40,9 +44,10 @@ def bits_dtype(dtype: str) -> str:
     return _SAME_SIZE_INT[itemsize(dtype)]
 
 
-def lanes_of(*dtypes: str) -> int:
-    """Lanes of one vector repeat over operands of these dtypes (256 B over the widest, at most 128)."""
-    return min(MAX_LANES, REPEAT_BYTES // max(itemsize(d) for d in dtypes))
+def lanes_of(chip, *dtypes: str) -> int:
+    """Lanes of one vector repeat on ``chip`` over operands of these dtypes (the vector width over the widest, at
+    most the mask register's width)."""
+    return chip.lanes(max(itemsize(d) for d in dtypes))
 
 
 def ceil_div(a: int, b: int) -> int:

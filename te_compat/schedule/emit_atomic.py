@@ -1,6 +1,6 @@
 """The end of a block's accumulation group when blocks split the reduce axis (see :mod:`te_compat.schedule.atomic`).
 
-direct: the partial sums (padding lanes of their last 32-byte block zeroed, so the whole-block moves add 0 to the
+direct: the partial sums (padding lanes of their last block zeroed, so the whole-block moves add 0 to the
 bytes past the result) are moved into the atomic-clean outputs under ``set_atomic_add``.
 
 two_stage: the partial sum, as float32, is added into the atomic-clean workspace, then a block holding 1.0 into
@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from npusim.sim.geometry import DATA_MOVE_BURST_MAX
 from te_compat.schedule.alloc import Region
-from te_compat.schedule.atomic import COUNTER_ELEMS, WORK_DTYPE, kept_tile
-from te_compat.schedule.common import BLOCK_BYTES, REPEAT_BYTES, ceil_div, itemsize, per_block, round_up
+from te_compat.schedule.atomic import WORK_DTYPE, counter_elems, kept_tile
+from te_compat.schedule.common import ceil_div, itemsize, per_block, rep_stride, round_up
 from te_compat.schedule.emit_cast import conversion_steps, run_steps
-from te_compat.schedule.emit_moves import MAX_BURST
 from te_compat.schedule.emitter import EVENT_GROUP, EVENT_MISC
 from te_compat.schedule.layout import buffer_bytes, layout_of
 from te_compat.schedule.vec import Loc
@@ -27,7 +27,8 @@ EVENT_DONE = 0           # MTE3 -> MTE2: this block's atomic adds are complete b
 
 @dataclass(frozen=True)
 class Workspaces:
-    """The two-stage GM workspaces: ``partial`` (float32, the kept elements) and ``counter`` (8 float32)."""
+    """The two-stage GM workspaces: ``partial`` (float32, the kept elements) and ``counter`` (one block of
+    float32)."""
 
     partial: object
     counter: object
@@ -38,9 +39,9 @@ def declare_workspaces(em, an, plan, unit: int) -> Optional[Workspaces]:
     if plan is None or plan.direct:
         return None
     count = layout_of(an.mask(plan.reduces[0]), kept_tile(an), unit).count
-    partial = em.kb.tensor(WORK_DTYPE, (round_up(count, per_block(WORK_DTYPE)),), "GM", "ws_atomic_partial",
-                           is_workspace=True, atomic_clean=True)
-    counter = em.kb.tensor(WORK_DTYPE, (COUNTER_ELEMS,), "GM", "ws_atomic_count", is_workspace=True,
+    partial = em.kb.tensor(WORK_DTYPE, (round_up(count, per_block(em.chip, WORK_DTYPE)),), "GM",
+                           "ws_atomic_partial", is_workspace=True, atomic_clean=True)
+    counter = em.kb.tensor(WORK_DTYPE, (counter_elems(em.chip),), "GM", "ws_atomic_count", is_workspace=True,
                            atomic_clean=True)
     return Workspaces(partial, counter)
 
@@ -63,30 +64,31 @@ def group_end(nest, origin: list, sizes: list) -> None:
 
 
 def zero_tail(em, loc: Loc, count: int) -> None:
-    """Zero the lanes after element ``count`` up to the end of its 32-byte block (one masked vector_dup)."""
-    epb = per_block(loc.dt)
+    """Zero the lanes after element ``count`` up to the end of its block (one masked vector_dup)."""
+    epb = per_block(em.chip, loc.dt)
     rest = count % epb
     if rest:
         low = ((1 << epb) - 1) ^ ((1 << rest) - 1)
-        em.kb.vector_dup((0, low), loc.ref(count - rest), 0, 1, 1, 8)
+        em.kb.vector_dup((0, low), loc.ref(count - rest), 0, 1, 1, rep_stride(em.chip, loc.dt))
 
 
 def move_blocks(em, gm, src: Loc, count: int) -> None:
-    """Contiguous moves of the whole 32-byte blocks holding ``count`` elements of ``src`` to GM tensor ``gm``."""
-    for offset, blocks in _chunks(count, src.dt):
+    """Contiguous moves of the whole blocks holding ``count`` elements of ``src`` to GM tensor ``gm``."""
+    for offset, blocks in _chunks(em.chip, count, src.dt):
         em.kb.data_move(gm[offset], src.ref(offset), 0, 1, blocks, 0, 0)
 
 
 def _load_blocks(em, dst: Loc, gm, count: int) -> None:
-    for offset, blocks in _chunks(count, dst.dt):
+    for offset, blocks in _chunks(em.chip, count, dst.dt):
         em.kb.data_move(dst.ref(offset), gm[offset], 0, 1, blocks, 0, 0)
 
 
-def _chunks(count: int, dtype: str) -> list:
-    """(element offset, blocks) of the moves covering ``count`` elements in whole blocks."""
-    blocks = ceil_div(count * itemsize(dtype), BLOCK_BYTES)
-    step = MAX_BURST * BLOCK_BYTES // itemsize(dtype)
-    return [(k * step, min(MAX_BURST, blocks - k * MAX_BURST)) for k in range(ceil_div(blocks, MAX_BURST))]
+def _chunks(chip, count: int, dtype: str) -> list:
+    """(element offset, blocks) of the moves covering ``count`` elements in whole blocks of ``chip``."""
+    most = DATA_MOVE_BURST_MAX
+    blocks = ceil_div(count * itemsize(dtype), chip.block_bytes)
+    step = most * chip.block_bytes // itemsize(dtype)
+    return [(k * step, min(most, blocks - k * most)) for k in range(ceil_div(blocks, most))]
 
 
 def _convert(em, src: Loc, dst: Loc, n: int) -> None:
@@ -98,16 +100,17 @@ def _two_stage(nest, accs: dict, layouts: dict, origin: list, sizes: list) -> No
     index, acc = next(iter(accs.items()))
     layout = layouts[index]
     count, n = layout.count, layout.flat
-    staging_bytes = buffer_bytes(layout, WORK_DTYPE)
+    staging_bytes = buffer_bytes(em.chip, layout, WORK_DTYPE)
     staging = Loc(em.buf(Region("atomic", 0, staging_bytes), WORK_DTYPE))
-    counters = em.buf(Region("atomic", staging_bytes, REPEAT_BYTES), WORK_DTYPE)
-    one, back = Loc(counters), Loc(counters, COUNTER_ELEMS)
+    counters = em.buf(Region("atomic", staging_bytes, em.chip.repeat_bytes), WORK_DTYPE)
+    elems, stride = counter_elems(em.chip), rep_stride(em.chip, WORK_DTYPE)
+    one, back = Loc(counters), Loc(counters, elems)
     partial = Loc(acc) if acc.dtype == WORK_DTYPE else staging
     if partial is staging:
         _convert(em, Loc(acc), staging, n)
     zero_tail(em, partial, count)
-    em.kb.vector_dup(COUNTER_ELEMS, one.ref(), 0.0, 1, 1, 8)
-    em.kb.vector_dup(1, one.ref(), 1.0, 1, 1, 8)
+    em.kb.vector_dup(elems, one.ref(), 0.0, 1, 1, stride)
+    em.kb.vector_dup(1, one.ref(), 1.0, 1, 1, stride)
     em.sync("V", "MTE3", EVENT_GROUP)
     em.kb.set_atomic_add(WORK_DTYPE)
     move_blocks(em, ws.partial, partial, count)

@@ -9,7 +9,7 @@ as uint8.
 from __future__ import annotations
 
 from te_compat.schedule import vec
-from te_compat.schedule.common import REPEAT_BYTES, UnsupportedPattern
+from te_compat.schedule.common import UnsupportedPattern
 from te_compat.schedule.emit_cmpsel import bits_to_values
 from te_compat.schedule.env import ConstArg, NodeEnv, PlanEnv, same_buffer
 from te_compat.schedule.layout import buffer_bytes
@@ -69,14 +69,14 @@ def temps(p: PlanEnv) -> list:
     if from_bits:
         first = _bits_target(p.chip, dst)
         if first == dst:
-            return [REPEAT_BYTES, REPEAT_BYTES]
+            return [p.chip.repeat_bytes, p.chip.repeat_bytes]
         steps = conversion_steps(p.chip, first, dst, p.info.op)
-        return [REPEAT_BYTES, REPEAT_BYTES, buffer_bytes(p.layout, first)] + \
-            [buffer_bytes(p.layout, step[1]) for step in steps[:-1]]
+        return [p.chip.repeat_bytes, p.chip.repeat_bytes, buffer_bytes(p.chip, p.layout, first)] + \
+            [buffer_bytes(p.chip, p.layout, step[1]) for step in steps[:-1]]
     if src == dst or (src == "bool" and dst == "uint8"):
         return []
     steps = conversion_steps(p.chip, src, dst, p.info.op)
-    return [buffer_bytes(p.layout, step[1]) for step in steps[:-1]]
+    return [buffer_bytes(p.chip, p.layout, step[1]) for step in steps[:-1]]
 
 
 def emit(env: NodeEnv) -> None:

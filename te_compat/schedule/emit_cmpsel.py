@@ -7,43 +7,66 @@ vsel, then bytes by vconv f162u8; bool bytes coming in become bits by vconv u82f
 """
 from __future__ import annotations
 
+from math import gcd
+from typing import Optional
+
 from te_compat.schedule import vec
-from te_compat.schedule.common import REPEAT_BYTES, ceil_div, lanes_of
+from te_compat.schedule.common import UnsupportedPattern, ceil_div, itemsize, lanes_of, rep_stride
 from te_compat.schedule.env import ConstArg, NodeEnv, PlanEnv, const_value
 from te_compat.schedule.layout import buffer_bytes
 from te_compat.schedule.vec import Loc
 
-VCMPV_CHUNK = 248      # repeats per vcmpv: keeps every chunk's bit output 32-byte aligned
+WIDEST_ELEM_BYTES = itemsize("int64")  # a repeat's narrowest lane count is the vector width over the widest element
 SEL_VIEW = {"float16": "float16", "float32": "float32", "int32": "float32", "uint32": "float32",
             "int16": "float16", "uint16": "float16"}
 
 
 # -- temps --------------------------------------------------------------------------------------------------------
 def temps(p: PlanEnv) -> list:
+    chip, repeat_bytes = p.chip, p.chip.repeat_bytes
     if p.info.kind == "cmp":
-        sizes = [buffer_bytes(p.layout, p.operand_dtype(pos)) for pos in (0, 1) if p.is_const(pos)]
+        sizes = [buffer_bytes(chip, p.layout, p.operand_dtype(pos)) for pos in (0, 1) if p.is_const(pos)]
         if p.index not in p.an.bits:
-            sizes += [buffer_bytes(p.layout, "bool", bits=True), buffer_bytes(p.layout, "float16"),
-                      REPEAT_BYTES, REPEAT_BYTES]
+            sizes += [buffer_bytes(chip, p.layout, "bool", bits=True), buffer_bytes(chip, p.layout, "float16"),
+                      repeat_bytes, repeat_bytes]
         return sizes
-    sizes = [REPEAT_BYTES for pos in (1, 2) if p.is_const(pos)]
+    sizes = [repeat_bytes for pos in (1, 2) if p.is_const(pos)]
     cond = p.info.operands[0]
     if cond.node not in p.an.bits:
-        sizes += [buffer_bytes(p.layout, "float16"), REPEAT_BYTES, buffer_bytes(p.layout, "bool", bits=True)]
+        sizes += [buffer_bytes(chip, p.layout, "float16"), repeat_bytes,
+                  buffer_bytes(chip, p.layout, "bool", bits=True)]
     return sizes
 
 
 # -- compare ------------------------------------------------------------------------------------------------------
-def vcmpv(em, cmp_op: str, bits, a: Loc, b: Loc, n: int, b_stride: int = 8) -> None:
-    """bits[0:n] = a <cmp_op> b; ``b_stride`` 0 re-reads b's first repeat (a constant)."""
+def vcmpv_chunk(chip) -> int:
+    """Repeats per vcmpv: the most within ``chip.max_repeat`` whose bit output (lanes / 8 bytes a repeat) is whole
+    blocks at every lane count (down to the narrowest, over the widest elements), so every chunk's output starts
+    block-aligned (248 on the modelled chips)."""
+    block_bits = chip.block_bytes * 8
+    narrowest = chip.vector_width_bytes // WIDEST_ELEM_BYTES
+    step = block_bits // gcd(block_bits, narrowest)
+    chunk = chip.max_repeat - chip.max_repeat % step
+    if chunk < 1:
+        raise UnsupportedPattern(f"{chip.name}: max_repeat {chip.max_repeat} is under the {step} repeats a "
+                                 f"block-aligned vcmpv output needs")
+    return chunk
+
+
+def vcmpv(em, cmp_op: str, bits, a: Loc, b: Loc, n: int, b_stride: Optional[int] = None) -> None:
+    """bits[0:n] = a <cmp_op> b; ``b_stride`` (blocks) 0 re-reads b's first repeat (a constant), None steps b a
+    repeat at a time like a."""
     vec.check(em, "vcmpv", a.dt)
-    lanes = lanes_of(a.dt)
+    chip = em.chip
+    lanes = lanes_of(chip, a.dt)
     nbytes = lanes // 8
     total = ceil_div(n, lanes)
-    for first in range(0, total, VCMPV_CHUNK):
-        repeat = min(VCMPV_CHUNK, total - first)
+    chunk, a_stride = vcmpv_chunk(chip), rep_stride(chip, a.dt)
+    b_stride = a_stride if b_stride is None else b_stride
+    for first in range(0, total, chunk):
+        repeat = min(chunk, total - first)
         em.kb.vcmpv(cmp_op, bits.at(first * nbytes, "uint8"), a.ref(first * lanes),
-                    b.ref(first * lanes if b_stride else 0), repeat, 1, 1, 8, b_stride)
+                    b.ref(first * lanes if b_stride else 0), repeat, 1, 1, a_stride, b_stride)
 
 
 def emit_cmp(env: NodeEnv) -> None:
@@ -77,7 +100,7 @@ def _value(env: NodeEnv, position: int):
 def vsel(em, dst: Loc, bits, a: Loc, b: Loc, n: int, a_const: bool = False, b_const: bool = False) -> None:
     """dst[0:n] = bits ? a : b, one vsel per repeat (mode 0); a constant operand holds one repeat."""
     vec.check(em, "vsel", dst.dt)
-    lanes = lanes_of(dst.dt)
+    lanes = lanes_of(em.chip, dst.dt)
     full, tail = divmod(n, lanes)
 
     def one(mask, r):
@@ -104,7 +127,7 @@ def emit_sel(env: NodeEnv) -> None:
         arg = env.args[position]
         if isinstance(arg, ConstArg):
             temp = Loc(temps.pop(0), 0, dtype)
-            vec.dup(em, temp, lanes_of(view), _value(env, position))
+            vec.dup(em, temp, lanes_of(em.chip, view), _value(env, position))
             branches.append(temp.as_dtype(view))
             consts.append(True)
         else:
@@ -120,7 +143,7 @@ def emit_sel(env: NodeEnv) -> None:
 # -- conversions ----------------------------------------------------------------------------------------------------
 def bits_to_values(em, bits, dst: Loc, n: int, ones, zeros) -> None:
     """dst[0:n] = 1 where the bit is set else 0 (dst float16 or float32)."""
-    lanes = lanes_of(dst.dt)
+    lanes = lanes_of(em.chip, dst.dt)
     one, zero = Loc(ones, 0, dst.dt), Loc(zeros, 0, dst.dt)
     vec.dup(em, one, lanes, 1)
     vec.dup(em, zero, lanes, 0)
@@ -139,6 +162,6 @@ def bytes_to_bits(em, src: Loc, n: int, half: Loc, zeros, bits):
     vec.check(em, "vconv", "u82f16")
     vec.flat(em, "vconv", {"dst": half, "src": src}, n, round_mode="")
     zero = Loc(zeros, 0, "float16")
-    vec.dup(em, zero, lanes_of("float16"), 0)
+    vec.dup(em, zero, lanes_of(em.chip, "float16"), 0)
     vcmpv(em, "ne", bits, half, zero, n, b_stride=0)
     return bits

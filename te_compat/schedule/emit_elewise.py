@@ -24,7 +24,7 @@ BITWISE = ("and", "or", "not")
 
 
 def _full_temp(p: PlanEnv, dtype: str) -> int:
-    return buffer_bytes(p.layout, dtype)
+    return buffer_bytes(p.chip, p.layout, dtype)
 
 
 # -- temps --------------------------------------------------------------------------------------------------------

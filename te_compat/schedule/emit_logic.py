@@ -17,7 +17,7 @@ _BYTE_ONES = 0x0101  # one 16-bit lane holding two bool bytes equal to 1
 
 
 def temps(p: PlanEnv) -> list:
-    return [buffer_bytes(p.layout, "uint8")] if p.info.op == "not" else []
+    return [buffer_bytes(p.chip, p.layout, "uint8")] if p.info.op == "not" else []
 
 
 def emit(env: NodeEnv) -> None:

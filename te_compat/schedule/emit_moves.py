@@ -1,11 +1,12 @@
 """GM <-> UB moves of one tensor tile, tails included.
 
-``data_move`` copies whole 32-byte blocks.  Reads may run past a region into data nobody changes, but not past
-the tensor's allocation: a read whose last block would cross it takes its last partial block from a block read
-backwards from the tensor end into a scratch area, then copies the few elements with the scalar unit.  Writes
+``data_move`` copies whole blocks (the chip's, 32 bytes).  Reads may run past a region into data nobody changes,
+but not past the tensor's allocation: a read whose last block would cross it takes its last partial block from a
+block read backwards from the tensor end into a scratch area, then copies the few elements with the scalar unit.
+Writes
 never touch bytes outside their region: a region that is not a whole number of blocks writes its whole blocks,
-then its last 32 bytes *backwards* (re-writing elements of the region already written, with the same values)
-from a scratch block the scalar unit filled; a region under 32 bytes is written element by element.  Rows padded
+then its last block *backwards* (re-writing elements of the region already written, with the same values)
+from a scratch block the scalar unit filled; a region under one block is written element by element.  Rows padded
 in UB (storage-aligned) move one row per instruction; consecutive rows may overrun into the next row, which the
 next move rewrites, and only the last row of a tile takes the exact path.
 """
@@ -13,29 +14,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from te_compat.schedule.common import BLOCK_BYTES, bits_dtype, ceil_div, itemsize, per_block
+from npusim.sim.geometry import DATA_MOVE_GAP_MAX, DATA_MOVE_NBURST_MAX
+from te_compat.schedule.common import bits_dtype, ceil_div, itemsize, per_block
 from te_compat.schedule.layout import GmGeometry, Layout, gm_offset
 from te_compat.schedule.vec import Loc
 
-MAX_BURST = 65535
-MAX_NBURST = 4095
-MAX_GAP = 65535            # data_move src/dst gap, in 32-byte blocks
 EVENT_TAIL = 3
 
 
 @dataclass(frozen=True)
 class GmTensor:
-    """A GM parameter as the moves see it: ``handle`` viewed in ``dtype`` (bool as uint8), its GM geometry."""
+    """A GM parameter as the moves see it: ``handle`` viewed in ``dtype`` (bool as uint8), its GM geometry, and
+    ``allowed``: the elements a read may reach (the tensor rounded up to whole blocks)."""
 
     handle: object
     dtype: str
     geom: GmGeometry
     mask: tuple
+    allowed: int
 
-    @property
-    def allowed(self) -> int:
-        """Elements a read may reach: the tensor rounded up to whole blocks."""
-        return ceil_div(self.geom.total * itemsize(self.dtype), BLOCK_BYTES) * per_block(self.dtype)
+
+def gm_tensor(chip, handle, dtype: str, geom: GmGeometry, mask: tuple) -> GmTensor:
+    """The GmTensor of ``handle`` on ``chip`` (whose block bounds what a read may reach)."""
+    epb = per_block(chip, dtype)
+    return GmTensor(handle, dtype, geom, mask, ceil_div(geom.total, epb) * epb)
 
 
 def _move(em, dst_ref, src_ref, blocks: int) -> None:
@@ -59,13 +61,13 @@ def _consecutive_rows(t: GmTensor, lay: Layout) -> bool:
     return rows_ok and (lay.ea == 1 or t.geom.stride_a == lay.eb * lay.ec)
 
 
-def _burstable(t: GmTensor, lay: Layout) -> bool:
+def _burstable(block: int, t: GmTensor, lay: Layout) -> bool:
     isz = itemsize(t.dtype)
-    if lay.pitch != lay.ec or (lay.ec * isz) % BLOCK_BYTES or lay.ea > 1 and lay.eb > 1:
+    if lay.pitch != lay.ec or (lay.ec * isz) % block or lay.ea > 1 and lay.eb > 1:
         return False
     stride = t.geom.stride_b if lay.eb > 1 else t.geom.stride_a
     gap_bytes = (stride - lay.ec) * isz
-    return stride >= lay.ec and gap_bytes % BLOCK_BYTES == 0 and gap_bytes // BLOCK_BYTES <= MAX_GAP
+    return stride >= lay.ec and gap_bytes % block == 0 and gap_bytes // block <= DATA_MOVE_GAP_MAX
 
 
 # -- loads ------------------------------------------------------------------------------------------------------
@@ -75,7 +77,7 @@ def load_tile(em, t: GmTensor, buf, lay: Layout, origin: tuple, slot: int) -> No
     dst = Loc(buf, 0, t.dtype)
     if _contiguous(t, lay):
         load_run(em, t, base, dst, lay.count, slot)
-    elif _burstable(t, lay):
+    elif _burstable(em.chip.block_bytes, t, lay):
         _burst(em, t, base, dst, lay, load=True)
     else:
         _each_row(em, t, base, lay, lambda g, u: load_run(em, t, g, dst.shift(u), lay.ec, slot))
@@ -83,9 +85,9 @@ def load_tile(em, t: GmTensor, buf, lay: Layout, origin: tuple, slot: int) -> No
 
 def load_run(em, t: GmTensor, start, dst: Loc, n: int, slot: int) -> None:
     """n contiguous GM elements from ``start`` to UB ``dst``."""
-    isz, epb = itemsize(t.dtype), per_block(t.dtype)
-    blocks = ceil_div(n * isz, BLOCK_BYTES)
-    if (n * isz) % BLOCK_BYTES == 0:
+    isz, epb, block = itemsize(t.dtype), per_block(em.chip, t.dtype), em.chip.block_bytes
+    blocks = ceil_div(n * isz, block)
+    if (n * isz) % block == 0:
         _move(em, dst.ref(), t.handle[start], blocks)
         return
     over = start + blocks * epb > t.allowed
@@ -99,11 +101,11 @@ def load_run(em, t: GmTensor, start, dst: Loc, n: int, slot: int) -> None:
 
 
 def _plain_load(em, t, start, dst: Loc, n: int, slot: int) -> None:
-    _move(em, dst.ref(), t.handle[start], ceil_div(n * itemsize(t.dtype), BLOCK_BYTES))
+    _move(em, dst.ref(), t.handle[start], ceil_div(n * itemsize(t.dtype), em.chip.block_bytes))
 
 
 def _safe_load(em, t, start, dst: Loc, n: int, slot: int) -> None:
-    epb = per_block(t.dtype)
+    epb = per_block(em.chip, t.dtype)
     main = n // epb
     if main:
         _move(em, dst.ref(), t.handle[start], main)
@@ -137,10 +139,10 @@ def _burst(em, t: GmTensor, base, loc: Loc, lay: Layout, load: bool) -> None:
     isz = itemsize(t.dtype)
     count = lay.eb if lay.eb > 1 else lay.ea
     stride = t.geom.stride_b if lay.eb > 1 else t.geom.stride_a
-    burst = lay.ec * isz // BLOCK_BYTES
-    gap = (stride - lay.ec) * isz // BLOCK_BYTES
-    for first in range(0, count, MAX_NBURST):
-        nburst = min(MAX_NBURST, count - first)
+    burst = lay.ec * isz // em.chip.block_bytes
+    gap = (stride - lay.ec) * isz // em.chip.block_bytes
+    for first in range(0, count, DATA_MOVE_NBURST_MAX):
+        nburst = min(DATA_MOVE_NBURST_MAX, count - first)
         gm_ref = t.handle[_plus(base, first * stride)]
         ub_ref = loc.ref(first * lay.pitch)
         if load:
@@ -171,7 +173,7 @@ def store_tile(em, t: GmTensor, buf, lay: Layout, origin: tuple, slot: int) -> N
     src = Loc(buf, 0, t.dtype)
     if _contiguous(t, lay):
         store_run(em, t, base, src, lay.count, slot)
-    elif _burstable(t, lay):
+    elif _burstable(em.chip.block_bytes, t, lay):
         _burst(em, t, base, src, lay, load=False)
     elif _consecutive_rows(t, lay):
         _store_padded_rows(em, t, base, src, lay, slot)
@@ -181,7 +183,7 @@ def store_tile(em, t: GmTensor, buf, lay: Layout, origin: tuple, slot: int) -> N
 
 def store_run(em, t: GmTensor, start, src: Loc, n: int, slot: int) -> None:
     """n contiguous UB elements at ``src`` -> GM from ``start``, exactly."""
-    isz, epb = itemsize(t.dtype), per_block(t.dtype)
+    epb = per_block(em.chip, t.dtype)
     main = n // epb
     if main:
         _move(em, t.handle[start], src.ref(), main)
@@ -196,8 +198,8 @@ def _ub_ref(src: Loc, k):
 def _store_padded_rows(em, t: GmTensor, base, src: Loc, lay: Layout, slot: int) -> None:
     """Rows whose whole blocks stay inside the region move plainly (overrunning into the next row, which is
     rewritten next); the rest is written exactly: whole blocks of the last row, then the region's last block."""
-    isz, epb, ec = itemsize(t.dtype), per_block(t.dtype), lay.ec
-    blocks = ceil_div(ec * isz, BLOCK_BYTES)
+    isz, epb, ec = itemsize(t.dtype), per_block(em.chip, t.dtype), lay.ec
+    blocks = ceil_div(ec * isz, em.chip.block_bytes)
     n = lay.rows * ec
     plain = min(lay.rows - 1, (n - blocks * epb) // ec + 1) if n >= blocks * epb else 0
     if plain > 1:
@@ -214,7 +216,7 @@ def _store_padded_rows(em, t: GmTensor, base, src: Loc, lay: Layout, slot: int) 
 
 def _store_tail(em, t: GmTensor, start, n: int, ub_ref, slot: int) -> None:
     """Write elements n - epb .. n of a region (GM from ``start``) whose UB element e is ``ub_ref(e)``."""
-    epb = per_block(t.dtype)
+    epb = per_block(em.chip, t.dtype)
     em.v_to_s()
     if n < epb:
         gm_bits = t.handle.reinterpret_cast_to(bits_dtype(t.dtype))

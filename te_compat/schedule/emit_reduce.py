@@ -1,8 +1,9 @@
 """Reductions inside a tile, and their accumulation across tiles.
 
 Last axis (each row of the tile to one value):
-* sum with vcadd: one vcadd per 128-lane chunk gives partial sums (adjacent-pair trees, as the hardware adds),
-  a second vcadd level sums the partials; one instruction covers up to 255 rows (repeat stride = row pitch);
+* sum with vcadd: one vcadd per repeat-wide lane chunk gives partial sums (adjacent-pair trees, as the hardware
+  adds), a second vcadd level sums the partials; one instruction covers up to max_repeat rows (repeat stride = row
+  pitch);
 * max / min with vcmax / vcmin: chunks folded with vmax / vmin first, then vcmax writes (value, index) pairs one
   block apart and a one-lane vcadd packs the values;
 * otherwise (prod, dtypes without a vc instruction): chunks and halves folded with the binary op down to one
@@ -19,8 +20,8 @@ import numpy as np
 from npusim.sim import E
 from npusim.sim.kernel import BinOp
 from te_compat.schedule import vec
-from te_compat.schedule.common import (BLOCK_BYTES, MAX_REPEAT, UnsupportedPattern, ceil_div, itemsize, lanes_of,
-                                       per_block, round_up)
+from te_compat.schedule.common import (UnsupportedPattern, ceil_div, itemsize, lanes_of, per_block, rep_stride,
+                                       round_up)
 from te_compat.schedule.env import NodeEnv, PlanEnv
 from te_compat.schedule.vec import Loc
 
@@ -58,7 +59,7 @@ def _shape(p: PlanEnv) -> tuple:
     if p.an.canon.reduced[p.index] == 2:
         return li.rows, li.ec, li.pitch
     if not li.has_c and li.ea == 1:
-        return 1, li.eb, round_up(li.eb, per_block(p.node.dtype))
+        return 1, li.eb, round_up(li.eb, per_block(p.chip, p.node.dtype))
     if not li.has_c:
         raise UnsupportedPattern(f"reduce {p.node.name}: rows of a tensor without the last axis")
     return None
@@ -77,16 +78,16 @@ def temps(p: PlanEnv) -> list:
             return [li.ea * ceil_div(li.eb, 2) * li.pitch * isz]
         return []
     rows, n, _ = shape
-    lanes, method = lanes_of(dtype), _method(p.chip, op, dtype)
+    lanes, method, epb = lanes_of(p.chip, dtype), _method(p.chip, op, dtype), per_block(p.chip, dtype)
     if method == "vcadd":
         sizes, k = [], ceil_div(n, lanes)
         while k > 1:
-            sizes.append(rows * round_up(k, per_block(dtype)) * isz)
+            sizes.append(rows * round_up(k, epb) * isz)
             k = ceil_div(k, lanes)
         return sizes
     if method == "vcmax":
-        return ([rows * lanes * isz] if n > lanes else []) + [rows * BLOCK_BYTES]
-    return [rows * round_up(min(n, lanes), per_block(dtype)) * isz]
+        return ([rows * lanes * isz] if n > lanes else []) + [rows * p.chip.block_bytes]
+    return [rows * round_up(min(n, lanes), epb) * isz]
 
 
 # -- emission -----------------------------------------------------------------------------------------------------
@@ -114,42 +115,46 @@ def init_acc(em, acc, op: str, dtype: str, n: int) -> None:
 
 
 def _vc_rows(em, opcode: str, src: Loc, nrows: int, pitch: int, mask: int, dst: Loc, dst_stride: int) -> None:
-    """One vc instruction per 255 rows: row r's first ``mask`` lanes -> dst result r."""
+    """One vc instruction per max_repeat rows: row r's first ``mask`` lanes -> dst result r."""
     per_result = 2 if opcode in ("vcmax", "vcmin") else 1
-    for r0 in range(0, nrows, MAX_REPEAT):
-        repeat = min(MAX_REPEAT, nrows - r0)
+    max_repeat = em.chip.max_repeat
+    for r0 in range(0, nrows, max_repeat):
+        repeat = min(max_repeat, nrows - r0)
         em.kb.emit(opcode, mask=mask, dst=dst.ref(r0 * dst_stride * per_result), src=src.ref(r0 * pitch),
                    repeat_times=repeat, dst_rep_stride=dst_stride,
-                   src_rep_stride=pitch * itemsize(src.dt) // BLOCK_BYTES)
+                   src_rep_stride=pitch * itemsize(src.dt) // em.chip.block_bytes)
 
 
 def _vcadd(env: NodeEnv, src: Loc, rows: int, n: int, pitch: int, dst: Loc, level: int = 0) -> None:
-    em, lanes = env.em, lanes_of(src.dt)
+    em, chip = env.em, env.em.chip
+    lanes, max_repeat, stride = lanes_of(chip, src.dt), chip.max_repeat, rep_stride(chip, src.dt)
     k = ceil_div(n, lanes)
     if k == 1:
         _vc_rows(em, "vcadd", src, rows, pitch, n, dst, 1)
         return
-    kp = round_up(k, per_block(src.dt))
+    kp = round_up(k, per_block(chip, src.dt))
     partial = Loc(env.temps[level], 0, src.dt)
-    if k * ceil_div(rows, MAX_REPEAT) <= rows * (ceil_div(n // lanes, MAX_REPEAT) + (1 if n % lanes else 0)):
+    if k * ceil_div(rows, max_repeat) <= rows * (ceil_div(n // lanes, max_repeat) + (1 if n % lanes else 0)):
         for c in range(k):
             _vc_rows(em, "vcadd", src.shift(c * lanes), rows, pitch, min(lanes, n - c * lanes), partial.shift(c), kp)
     else:
         def per_row(r):
             row, out = src.shift(r * pitch), partial.shift(r * kp)
             full = n // lanes
-            for c0 in range(0, full, MAX_REPEAT):
-                em.kb.vcadd(lanes, out.ref(c0), row.ref(c0 * lanes), min(MAX_REPEAT, full - c0), 1, 1, 8)
+            for c0 in range(0, full, max_repeat):
+                em.kb.vcadd(lanes, out.ref(c0), row.ref(c0 * lanes), min(max_repeat, full - c0), 1, 1, stride)
             if n % lanes:
-                em.kb.vcadd(n % lanes, out.ref(full), row.ref(full * lanes), 1, 1, 1, 8)
+                em.kb.vcadd(n % lanes, out.ref(full), row.ref(full * lanes), 1, 1, 1, stride)
         with em.kb.for_range(0, rows) as r:
             per_row(r)
     _vcadd(env, partial, rows, k, kp, dst, level + 1)
 
 
 def _fold_chunks(env: NodeEnv, opcode: str, src: Loc, rows: int, n: int, pitch: int, work: Loc, pw: int) -> int:
-    """work row r = src row r with its 128-lane chunks folded together by ``opcode``; returns valid lanes."""
-    em, lanes = env.em, lanes_of(src.dt)
+    """work row r = src row r with its repeat-wide lane chunks folded together by ``opcode``; returns valid
+    lanes."""
+    em = env.em
+    lanes = lanes_of(em.chip, src.dt)
     width = min(n, lanes)
     vec.copy_rows(em, work, src, pw, pitch, rows, pw)
     for c0 in range(lanes, n, lanes):
@@ -160,14 +165,15 @@ def _fold_chunks(env: NodeEnv, opcode: str, src: Loc, rows: int, n: int, pitch: 
 
 
 def _vcmax(env: NodeEnv, src: Loc, rows: int, n: int, pitch: int, dst: Loc) -> None:
-    em, op, lanes = env.em, env.info.op, lanes_of(src.dt)
+    em, op = env.em, env.info.op
+    lanes = lanes_of(em.chip, src.dt)
     temps = list(env.temps)
     if n > lanes:
         work = Loc(temps.pop(0), 0, src.dt)
         n = _fold_chunks(env, COMBINE[op], src, rows, n, pitch, work, lanes)
         src, pitch = work, lanes
     pairs = Loc(temps.pop(0), 0, src.dt)
-    per = per_block(src.dt)
+    per = per_block(em.chip, src.dt)
     _vc_rows(em, VC[op], src, rows, pitch, n, pairs, per // 2)
     _vc_rows(em, "vcadd", pairs, rows, per, 1, dst, 1)
 
@@ -176,7 +182,7 @@ def _fold(env: NodeEnv, src: Loc, rows: int, n: int, pitch: int, dst: Loc) -> No
     em, op, dtype = env.em, env.info.op, src.dt
     opcode = COMBINE[op]
     vec.check(em, opcode, dtype)
-    epb, lanes = per_block(dtype), lanes_of(dtype)
+    epb, lanes = per_block(em.chip, dtype), lanes_of(em.chip, dtype)
     pw = round_up(min(n, lanes), epb)
     work = Loc(env.temps[0], 0, dtype)
     m = _fold_chunks(env, opcode, src, rows, n, pitch, work, pw)

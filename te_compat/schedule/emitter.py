@@ -1,9 +1,9 @@
 """The kernel being written: a KernelBuilder plus UB arenas, typed buffer handles, scalar registers and flags.
 
 UB holds four arenas: two tile arenas (ping / pong), one group arena (accumulate mode) and a small misc arena
-(tail scratch blocks); a two-stage atomic reduce adds a fifth for its float32 staging and counter blocks.  A
-:class:`Buf` is a tensor's tile in an arena: a byte offset, a dtype and a layout; its ``at(k)`` is the operand
-for element ``k`` (an int or a kernel expression).
+(tail scratch blocks, one repeat of the chip per slot); a two-stage atomic reduce adds a fifth for its float32
+staging and counter blocks.  A :class:`Buf` is a tensor's tile in an arena: a byte offset, a dtype and a layout;
+its ``at(k)`` is the operand for element ``k`` (an int or a kernel expression).
 """
 from __future__ import annotations
 
@@ -14,13 +14,19 @@ from npusim.sim import KernelBuilder
 from te_compat.schedule.common import itemsize
 from te_compat.schedule.layout import Layout
 
-SCRATCH_BYTES = 256      # one tail scratch area per slot in the misc arena
+SCRATCH_SLOTS = 2        # tail scratch areas in the misc arena (one per ping-pong slot)
 EVENT_GROUP = 2          # flag event of the per-group stage
 EVENT_MISC = 3           # flag event of V -> S syncs and group-input reuse
 
 
 class NeedScratch(Exception):
     """A tail needs the scratch area the plan did not reserve: plan again with it."""
+
+
+def scratch_bytes(chip) -> int:
+    """Bytes of one slot's tail scratch area: one vector repeat of ``chip`` (room for the block a tail moves,
+    keeping the next slot repeat-aligned like every other UB region)."""
+    return chip.repeat_bytes
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,7 @@ class Emitter:
     """Owns the KernelBuilder of one lowering and the resources every emitter shares."""
 
     def __init__(self, name: str, chip, arena_bytes: dict):
-        self.kb = KernelBuilder(name)
+        self.kb = KernelBuilder(name, chip=chip)
         self.chip = chip
         self._arenas = {}
         for arena, nbytes in arena_bytes.items():
@@ -71,7 +77,7 @@ class Emitter:
         """(arena, byte offset) of slot ``slot``'s tail scratch area (NeedScratch when the plan reserved none)."""
         if "misc" not in self._arenas:
             raise NeedScratch()
-        return "misc", slot * SCRATCH_BYTES
+        return "misc", slot * scratch_bytes(self.chip)
 
     def reg(self, dtype: str, purpose: str = "t"):
         """A scalar register of ``dtype`` (one per dtype and purpose, reused)."""

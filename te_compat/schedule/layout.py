@@ -2,14 +2,14 @@
 
 A tile covers ``ta`` x ``tb`` x ``tc`` of the canonical (A, B, C) space.  A tensor's UB copy keeps only the
 axes it has: rows of its C extent padded to ``pitch`` elements (TBE's storage_align, so every row starts on a
-32-byte boundary), or, when it lacks C, its (A, B) elements packed.  Tensors of one mask share one layout,
+block boundary), or, when it lacks C, its (A, B) elements packed.  Tensors of one mask share one layout,
 whatever their dtype (the pitch is a multiple of the widest block count), so element-wise ops line up.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from te_compat.schedule.common import REPEAT_BYTES, ceil_div, itemsize, round_up
+from te_compat.schedule.common import ceil_div, itemsize, round_up
 
 
 @dataclass(frozen=True)
@@ -74,11 +74,12 @@ def layouts_of(an, tile: Tile, unit: int) -> dict:
     return {n.index: layout_of(an.mask(n.index), tile, unit) for n in an.graph.nodes}
 
 
-def buffer_bytes(layout: Layout, dtype: str, bits: bool = False) -> int:
-    """UB bytes of a tile buffer, rounded to whole repeats (instructions may run over the padding)."""
+def buffer_bytes(chip, layout: Layout, dtype: str, bits: bool = False) -> int:
+    """UB bytes of a tile buffer, rounded to whole repeats of ``chip`` (instructions may run over the padding);
+    ``bits``: one bit per element."""
     if bits:
-        return round_up(ceil_div(layout.flat, 8), REPEAT_BYTES)
-    return round_up(max(layout.flat, 1) * itemsize(dtype), REPEAT_BYTES)
+        return round_up(ceil_div(layout.flat, 8), chip.repeat_bytes)
+    return round_up(max(layout.flat, 1) * itemsize(dtype), chip.repeat_bytes)
 
 
 @dataclass(frozen=True)

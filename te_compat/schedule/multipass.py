@@ -70,7 +70,7 @@ def plan(an, chip, unit: int, tile: Tile) -> tuple:
     layouts = layouts_of(an, tile, unit)
     regions, offset = {}, 0
     for index in st.group:
-        nbytes = buffer_bytes(layouts[index], an.graph.nodes[index].dtype, bits=index in an.bits)
+        nbytes = buffer_bytes(chip, layouts[index], an.graph.nodes[index].dtype, bits=index in an.bits)
         regions[index] = Region("group", offset, nbytes)
         offset += nbytes
     loads = tuple(i for i in st.group if an.infos[i].kind == "input")

@@ -1,9 +1,10 @@
 """``auto_schedule`` and :class:`NpuSchedule`: a DSL graph -> an npusim kernel of vector instructions.
 
-``auto_schedule(res)`` analyses the tagged graph (its pattern is ``classification``); ``lower(tensor_list,
-name)`` chooses the block split and tiles for the current chip and writes the kernel, whose parameters are the
-``tensor_list`` tensors in order.  A graph with no vector mapping (an untagged compute, concat, ...) goes to
-the scalar-pipe fallback, ``te_compat.fallback.lower_scalar``, with the reason.
+``auto_schedule(res)`` (an API edge: it takes the current runtime's target) analyses the tagged graph for that
+target (its pattern is ``classification``); ``lower(tensor_list, name, runtime)`` chooses the block split and
+tiles for the runtime's target and writes the kernel, whose parameters are the ``tensor_list`` tensors in order.
+A graph with no vector mapping (an untagged compute, concat, ...) goes to the scalar-pipe fallback,
+``te_compat.fallback.lower_scalar``, with the reason.
 """
 from __future__ import annotations
 
@@ -11,15 +12,15 @@ import re
 from math import prod
 
 from npusim.errors.tbe import TbeScheduleError
-from npusim.sim import current_chip
+from te_compat.objects import raw_tree
 from te_compat.schedule import emit_atomic
 from te_compat.schedule.classify import analyze
 from te_compat.schedule.common import UnsupportedPattern, ceil_div, gm_dtype
-from te_compat.schedule.emit_moves import GmTensor
+from te_compat.schedule.emit_moves import gm_tensor
 from te_compat.schedule.emitter import Emitter, NeedScratch
 from te_compat.schedule.layout import gm_geometry
 from te_compat.schedule.pipeline import Nest
-from te_compat.schedule.tiling import MISC_BYTES, choose
+from te_compat.schedule.tiling import choose, misc_bytes
 
 _RESERVED = re.compile(r"^(i\d+|t\d+|s\d+|r\d+|r_.*|ub_.*|ws_.*|block_idx)$")
 
@@ -28,17 +29,19 @@ class NpuSchedule:
     """The schedule of one DSL graph.  ``outputs``: the output tensors; ``classification``: "elewise",
     "broadcast", "reduce_last", "reduce_nlast", "reduce_all", "norm" or "fallback"; ``fallback_reason``: why
     the scalar path is used (None otherwise); ``plan``: the block/tile plan of the last lowering;
-    ``tiles_per_block``: how many UB tiles one block runs in it."""
+    ``tiles_per_block``: how many UB tiles one block runs in it; ``runtime``: the runtime (target) it was made
+    for."""
 
-    def __init__(self, outs, option=None):
+    def __init__(self, outs, runtime, option=None):
+        outs = raw_tree(outs)  # surface wrappers accepted
         self.outputs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
         self.option = option
         self.plan = None
         self._lowered = None
         self.fallback_reason = None
-        self._analysis_chip = current_chip()
+        self.runtime = runtime
         try:
-            self._analysis = analyze(self.outputs, chip=self._analysis_chip)
+            self._analysis = analyze(self.outputs, chip=runtime.target.chip)
             self.classification = self._analysis.pattern
         except UnsupportedPattern as exc:
             self._analysis = None
@@ -49,27 +52,29 @@ class NpuSchedule:
         self.fallback_reason = reason
         self.plan = self._lowered = None
 
-    def lower(self, tensor_list, name: str):
-        """The npusim Kernel computing this graph; parameters are ``tensor_list`` in order."""
-        tensor_list = list(tensor_list)
+    def lower(self, tensor_list, name: str, runtime=None):
+        """The npusim Kernel computing this graph for ``runtime``'s target (None: the one ``auto_schedule`` was
+        given); parameters are ``tensor_list`` in order."""
+        tensor_list = list(raw_tree(tensor_list))
+        runtime = runtime or self.runtime
         if self.fallback_reason is None:
             try:
-                return self._lower_vector(tensor_list, name)
+                return self._lower_vector(tensor_list, name, runtime.target)
             except UnsupportedPattern as exc:
                 self._use_fallback(exc.reason)
-        return _fallback(self.outputs, tensor_list, name, self.fallback_reason)
+        return _fallback(self.outputs, tensor_list, name, self.fallback_reason, runtime)
 
-    def _lower_vector(self, tensor_list: list, name: str):
+    def _lower_vector(self, tensor_list: list, name: str, target):
         extra = [t for t in tensor_list if type(t.op).__name__ != "PlaceholderOp"
                  and not any(t.same_as(o) for o in self.outputs)]
-        chip = current_chip()
-        # constants fold with the chip's instructions: a chip changed since auto_schedule needs a fresh analysis
-        stale = chip is not self._analysis_chip and chip != self._analysis_chip
+        chip = target.chip
+        # constants fold with the chip's instructions: another target than auto_schedule's needs a fresh analysis
+        stale = target != self.runtime.target
         an = analyze(self.outputs, extra, chip) if extra or stale else self._analysis
         try:
-            return self._write(an, chip, tensor_list, name, 0)
+            return self._write(an, target, tensor_list, name, 0)
         except NeedScratch:
-            return self._write(an, chip, tensor_list, name, MISC_BYTES)
+            return self._write(an, target, tensor_list, name, misc_bytes(chip))
 
     @property
     def tiles_per_block(self) -> int:
@@ -82,8 +87,9 @@ class NpuSchedule:
             extents[split.axis] = split.per_block
         return prod(ceil_div(extents[a], self.plan.tile.extent(a)) for a in range(3))
 
-    def _write(self, an, chip, tensor_list: list, name: str, misc_bytes: int):
-        sched = choose(an, chip, misc_bytes)
+    def _write(self, an, target, tensor_list: list, name: str, misc_bytes: int):
+        chip = target.chip
+        sched = choose(an, chip, misc_bytes, target.core_num)
         self.plan, self._lowered = sched, an
         em = Emitter(name, chip, sched.arena_bytes)
         clean = set(sched.atomic.reduces) if sched.atomic is not None and sched.atomic.direct else set()
@@ -94,9 +100,13 @@ class NpuSchedule:
         return em.kb.build(inputs=handles, outputs=[], block_dim=sched.split.block_dim)
 
 
-def auto_schedule(outs, option=None) -> NpuSchedule:
-    """TBE's ``auto_schedule``: the schedule of the DSL graph ending in ``outs`` (a tensor or a list)."""
-    return NpuSchedule(outs, option)
+def auto_schedule(outs, option=None, runtime=None) -> NpuSchedule:
+    """TBE's ``auto_schedule``: the schedule of the DSL graph ending in ``outs`` (a tensor or a list) for
+    ``runtime``'s target (None: the current runtime, read here at the API edge)."""
+    if runtime is None:
+        from npusim.sim.runtime import current_runtime
+        runtime = current_runtime()
+    return NpuSchedule(outs, runtime, option)
 
 
 def _param_name(tensor, used: set, position: int) -> str:
@@ -128,7 +138,7 @@ def _declare_params(em, an, tensor_list: list, clean: set) -> tuple:
             continue
         view = handle.reinterpret_cast_to(gm_dtype(dtype)) if dtype == "bool" else handle
         mask = an.mask(node.index)
-        gm[node.index] = GmTensor(view, gm_dtype(dtype), gm_geometry(mask, an.canon.extents), mask)
+        gm[node.index] = gm_tensor(em.chip, view, gm_dtype(dtype), gm_geometry(mask, an.canon.extents), mask)
     return handles, gm
 
 
@@ -143,10 +153,10 @@ def _check_params(an, gm: dict, name: str) -> None:
                                    f"tensor_list")
 
 
-def _fallback(outs: list, tensor_list: list, name: str, reason: str):
+def _fallback(outs: list, tensor_list: list, name: str, reason: str, runtime):
     try:
         from te_compat.fallback import lower_scalar
     except ImportError as exc:
         raise TbeScheduleError(f"kernel {name}: the graph has no vector mapping ({reason}) and the scalar-pipe "
                                f"fallback is not available ({exc})") from exc
-    return lower_scalar(outs, tensor_list, name, reason)
+    return lower_scalar(outs, tensor_list, name, reason, runtime)

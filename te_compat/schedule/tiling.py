@@ -1,7 +1,7 @@
 """Block split and UB tiling, the way TBE's schedules choose them.
 
 Blocks: the outermost axis that no reduce crosses and every output spans is split into per-block ranges (at
-most the chip's cores, each range a whole number of 32-byte runs of every output and at least 32 bytes of it).
+most the chip's cores, each range a whole number of block runs of every output and at least one block of it).
 Tiles: inside a block, the largest tile whose buffers (double-buffered) fit UB: whole (B, C) slabs over several
 A, else runs of B rows, else column chunks of rows too long for UB.  A tile that splits the reduce axis makes the
 kernel accumulate across tiles (always when A is reduced too: tiles are then one A row each); a graph that
@@ -17,12 +17,20 @@ from math import gcd
 
 from te_compat.schedule import atomic, multipass
 from te_compat.schedule.alloc import Region, Stage, StagePlan, plan_stage
-from te_compat.schedule.common import BLOCK_BYTES, UnsupportedPattern, ceil_div, itemsize, largest_fitting, lcm, \
-    per_block, round_up
-from te_compat.schedule.emitter import SCRATCH_BYTES
+from te_compat.schedule.common import UnsupportedPattern, ceil_div, itemsize, largest_fitting, lcm, per_block, \
+    round_up
+from te_compat.schedule.emitter import SCRATCH_SLOTS, scratch_bytes
 from te_compat.schedule.layout import Tile, buffer_bytes, layouts_of
 
-MISC_BYTES = 2 * SCRATCH_BYTES
+# Tiling heuristics (element and row counts chosen for good tiles, not hardware numbers).
+MIN_CHUNK_COLUMNS = 512  # least columns of a column-chunked tile of aligned rows: a few repeats
+FIRST_ROWS = 32          # rows a column-chunked tile tries first (halved until one fits UB)
+CHUNK_COLUMNS = 128      # columns of a multi-pass tile whose reduce axis is B (rows of the tile run along B)
+
+
+def misc_bytes(chip) -> int:
+    """UB bytes of the misc arena when tails need scratch areas: one per ping-pong slot."""
+    return SCRATCH_SLOTS * scratch_bytes(chip)
 
 
 @dataclass(frozen=True)
@@ -59,12 +67,14 @@ class Schedule:
     multipass: object = None
 
 
-def choose(an, chip, misc_bytes: int = MISC_BYTES) -> Schedule:
+def choose(an, chip, misc_bytes: int = 0, cores: int = None) -> Schedule:
     """Block split and tile of ``an`` on ``chip`` (UnsupportedPattern when nothing fits UB); ``misc_bytes`` of
-    UB are kept for tail scratch areas."""
-    unit = max(per_block(an.graph.nodes[i].dtype) for i in range(len(an.graph.nodes)) if not an.is_virtual(i))
-    split = _split(an, chip)
-    chosen = _atomic_split(an, chip, unit, split, misc_bytes)
+    UB are kept for tail scratch areas (:func:`misc_bytes`); ``cores``: the AI cores the kernel may use (the
+    target's core_num; None: all the chip's)."""
+    cores = chip.aicore_num if cores is None else cores
+    unit = max(per_block(chip, an.graph.nodes[i].dtype) for i in range(len(an.graph.nodes)) if not an.is_virtual(i))
+    split = _split(an, chip, cores)
+    chosen = _atomic_split(an, chip, unit, split, misc_bytes, cores)
     if chosen is not None:
         split, tile, plan = chosen
         return _finish(an, chip, unit, split, tile, misc_bytes, plan)
@@ -78,13 +88,13 @@ def choose(an, chip, misc_bytes: int = MISC_BYTES) -> Schedule:
     return _finish(an, chip, unit, split, tile, misc_bytes)
 
 
-def _atomic_split(an, chip, unit: int, regular: BlockSplit, misc_bytes: int):
+def _atomic_split(an, chip, unit: int, regular: BlockSplit, misc_bytes: int, cores: int):
     """(BlockSplit over the reduce axis, Tile, AtomicPlan) when that beats the regular split, else None."""
     plan = atomic.eligible(an, chip, unit)
     if plan is None:
         return None
-    extra = misc_bytes + atomic.arena_bytes(an, plan, unit)
-    found = atomic.split(an, chip, unit, regular.block_dim,
+    extra = misc_bytes + atomic.arena_bytes(an, chip, plan, unit)
+    found = atomic.split(an, cores, unit, regular.block_dim,
                          lambda tile: _usage(an, chip, unit, tile) + extra <= chip.ub_bytes)
     if found is None:
         return None
@@ -102,18 +112,19 @@ def _unit_bytes(an, index: int, axis: int) -> int:
     return size
 
 
-def _split(an, chip) -> BlockSplit:
+def _split(an, chip, cores: int) -> BlockSplit:
     ext, best = an.canon.extents, None
+    block = chip.block_bytes
     for axis in range(3):
         reduced = axis == an.reduce_axis or (axis == 0 and an.reduce_outer)
         if ext[axis] <= 1 or reduced or not all(an.mask(o)[axis] for o in an.outputs):
             continue
         unit_bytes = [_unit_bytes(an, o, axis) for o in an.outputs]
-        min_units = ceil_div(BLOCK_BYTES, min(unit_bytes))
+        min_units = ceil_div(block, min(unit_bytes))
         align = 1
         for nbytes in unit_bytes:
-            align = lcm(align, BLOCK_BYTES // gcd(nbytes, BLOCK_BYTES))
-        per = min(ext[axis], round_up(max(ceil_div(ext[axis], chip.aicore_num), min_units), align))
+            align = lcm(align, block // gcd(nbytes, block))
+        per = min(ext[axis], round_up(max(ceil_div(ext[axis], cores), min_units), align))
         blocks = ceil_div(ext[axis], per)
         if best is None or blocks > best[1]:
             best = (axis, blocks, per, align)
@@ -125,12 +136,12 @@ def _split(an, chip) -> BlockSplit:
     return BlockSplit(axis, per, blocks, ext[axis] - last, last)
 
 
-def tile_align(an, axis: int) -> int:
-    """Tile extents along ``axis`` that keep every output's contiguous runs whole 32-byte blocks."""
-    align = 1
+def tile_align(an, chip, axis: int) -> int:
+    """Tile extents along ``axis`` that keep every output's contiguous runs whole blocks of ``chip``."""
+    align, block = 1, chip.block_bytes
     for o in an.outputs:
         if an.mask(o)[axis]:
-            align = lcm(align, BLOCK_BYTES // gcd(_unit_bytes(an, o, axis), BLOCK_BYTES))
+            align = lcm(align, block // gcd(_unit_bytes(an, o, axis), block))
     return align
 
 
@@ -143,34 +154,35 @@ def _search(an, chip, unit: int, ext: tuple, misc_bytes: int):
     if fits(Tile(1, ext[1], ext[2])):
         if ext[1] != full[1] or ext[2] != full[2] or ext[0] == 1 or an.reduce_outer:
             return Tile(1, ext[1], ext[2])
-        return Tile(largest_fitting(lambda v: fits(Tile(v, ext[1], ext[2])), ext[0], tile_align(an, 0)), ext[1], ext[2])
+        return Tile(largest_fitting(lambda v: fits(Tile(v, ext[1], ext[2])), ext[0], tile_align(an, chip, 0)), ext[1],
+                    ext[2])
     whole_b = ra == 1 and an.resident
     if not whole_b and ext[1] > 1 and fits(Tile(1, 1, ext[2])):
-        align = tile_align(an, 1)
+        align = tile_align(an, chip, 1)
         rows = largest_fitting(lambda v: fits(Tile(1, v, ext[2])), ext[1], align)
         if rows >= align or align > ext[1] or (ra == 2 and an.resident):
             return Tile(1, rows, ext[2])
-        aligned = _aligned_columns(an, fits, unit, ext, align)      # whole output blocks beat whole rows
+        aligned = _aligned_columns(an, chip, fits, unit, ext, align)      # whole output blocks beat whole rows
         return aligned or Tile(1, rows, ext[2])
     if ra == 2 and an.resident:
         return None
-    return _column_tile(an, fits, unit, ext, whole_b)
+    return _column_tile(an, chip, fits, unit, ext, whole_b)
 
 
-def _aligned_columns(an, fits, unit: int, ext: tuple, rows: int):
+def _aligned_columns(an, chip, fits, unit: int, ext: tuple, rows: int):
     """A tile of ``rows`` rows cut into column chunks of at least a few repeats, or None."""
-    step = max(unit, tile_align(an, 2))
-    least = min(ext[2], max(step, 512))
+    step = max(unit, tile_align(an, chip, 2))
+    least = min(ext[2], max(step, MIN_CHUNK_COLUMNS))
     if not fits(Tile(1, rows, least)):
         return None
     return Tile(1, rows, largest_fitting(lambda v: fits(Tile(1, rows, v)), ext[2], step))
 
 
-def _column_tile(an, fits, unit: int, ext: tuple, whole_b: bool):
+def _column_tile(an, chip, fits, unit: int, ext: tuple, whole_b: bool):
     """Rows cut into column chunks (a multiple of the block unit wide); all B rows when ``whole_b`` (None when
     those do not fit: the multi-pass plan)."""
-    rows = ext[1] if whole_b else min(ext[1], 32)
-    step = max(unit, tile_align(an, 2))
+    rows = ext[1] if whole_b else min(ext[1], FIRST_ROWS)
+    step = max(unit, tile_align(an, chip, 2))
     while rows >= 1:
         if fits(Tile(1, rows, min(step, ext[2]))):
             return Tile(1, rows, largest_fitting(lambda v: fits(Tile(1, rows, v)), ext[2], step))
@@ -207,7 +219,7 @@ def _plans(an, chip, unit: int, tile: Tile) -> tuple:
     if accumulate:
         offset = 0
         for index in group_stage.held:
-            nbytes = buffer_bytes(layouts[index], an.graph.nodes[index].dtype)
+            nbytes = buffer_bytes(chip, layouts[index], an.graph.nodes[index].dtype)
             accs[index] = Region("group", offset, nbytes)
             offset += nbytes
         group_plan = plan_stage(an, group_stage, layouts, chip, preset=accs)
@@ -225,29 +237,28 @@ def _finish(an, chip, unit: int, split: BlockSplit, tile: Tile, misc_bytes: int,
     arenas = {"tile0": tile_plan.peak, "tile1": tile_plan.peak, "group": group_plan.peak if group_plan else 0,
               "misc": misc_bytes}
     if atomic_plan is not None:
-        arenas["atomic"] = atomic.arena_bytes(an, atomic_plan, unit)
+        arenas["atomic"] = atomic.arena_bytes(an, chip, atomic_plan, unit)
     return Schedule(split, tile, accumulate, unit, layouts, tile_stage, group_stage, tile_plan, group_plan, accs,
-                    arenas, _aligns(an, unit), atomic_plan)
+                    arenas, _aligns(an, chip, unit), atomic_plan)
 
 
-def _aligns(an, unit: int) -> tuple:
-    return tuple(unit if axis == an.reduce_axis == 2 else (1 if axis == an.reduce_axis else tile_align(an, axis))
+def _aligns(an, chip, unit: int) -> tuple:
+    return tuple(unit if axis == an.reduce_axis == 2 else (1 if axis == an.reduce_axis else tile_align(an, chip, axis))
                  for axis in range(3))
 
 
 # -- norms whose row does not fit UB ------------------------------------------------------------------------------
-CHUNK_COLUMNS = 128      # columns of a multi-pass tile whose reduce axis is B (rows of the tile run along B)
 
 
 def _chunk_tile(an, chip, unit: int, ext: list, misc_bytes: int) -> Tile:
     """The largest chunk of the reduce axis whose multi-pass buffers fit UB (see _search)."""
     fits = lambda tile: multipass.usage_bytes(multipass.plan(an, chip, unit, tile)[0]) + misc_bytes <= chip.ub_bytes
     if an.reduce_axis == 2:
-        step = max(unit, tile_align(an, 2))
+        step = max(unit, tile_align(an, chip, 2))
         if not fits(Tile(1, 1, min(step, ext[2]))):
             raise UnsupportedPattern(f"not even {step} elements of a norm's {ext[2]}-element rows fit UB")
         return Tile(1, 1, largest_fitting(lambda v: fits(Tile(1, 1, v)), ext[2], step))
-    step = max(unit, tile_align(an, 2))
+    step = max(unit, tile_align(an, chip, 2))
     for columns in (min(ext[2], round_up(CHUNK_COLUMNS, step)), min(ext[2], step)):
         if fits(Tile(1, 1, columns)):
             return Tile(1, largest_fitting(lambda v: fits(Tile(1, v, columns)), ext[1], 1), columns)
@@ -260,4 +271,4 @@ def _finish_multipass(an, chip, unit: int, split: BlockSplit, tile: Tile, misc_b
     arenas = {"tile0": peak, "tile1": peak, "group": mp.group_plan.peak, "misc": misc_bytes}
     first = mp.passes[0]
     return Schedule(split, tile, True, unit, layouts, first.stage, mp.group_stage, first.plan, mp.group_plan, accs,
-                    arenas, _aligns(an, unit), None, mp)
+                    arenas, _aligns(an, chip, unit), None, mp)

@@ -1,17 +1,18 @@
 """Vector instruction helpers: one logical operation over contiguous or row-strided UB ranges, split into as few
-instructions as the ISA allows (up to 255 repeats each, the last partial repeat masked).
+instructions as the ISA allows (up to the chip's max_repeat repeats each, the last partial repeat masked).
 
 Operands are :class:`Loc` (a buffer, an element offset, the dtype the instruction sees).  ``flat`` covers n
 contiguous elements; ``rows`` covers ``rows`` x ``row_len`` elements with per-operand row strides (0 = every row
 reads the same elements) either one instruction per lane-chunk with a repeat per row (when the strides are whole
-blocks ≤ 255) or one short run per row inside a kernel loop, whichever executes fewer instructions.
+blocks that fit the stride field) or one short run per row inside a kernel loop, whichever executes fewer
+instructions.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from te_compat.schedule.common import (BLOCK_BYTES, MAX_REPEAT, MAX_STRIDE, UnsupportedPattern, ceil_div,
-                                       itemsize, lanes_of)
+from npusim.sim.geometry import DATA_MOVE_BURST_MAX, VECTOR_STRIDE_MAX
+from te_compat.schedule.common import UnsupportedPattern, ceil_div, itemsize, lanes_of
 from te_compat.schedule.env import ConstArg
 
 
@@ -75,29 +76,30 @@ def flat(em, opcode: str, locs: dict, n: int, **extra) -> None:
     """``opcode`` over ``n`` contiguous elements of every operand (role -> Loc); extra operands as keywords."""
     if n <= 0:
         return
-    lanes = lanes_of(*(loc.dt for loc in locs.values()))
-    strides = {role: lanes * itemsize(loc.dt) // BLOCK_BYTES for role, loc in locs.items()}
+    chip = em.chip
+    lanes = lanes_of(chip, *(loc.dt for loc in locs.values()))
+    strides = {role: lanes * itemsize(loc.dt) // chip.block_bytes for role, loc in locs.items()}
     full, tail = divmod(n, lanes)
     done = 0
     while done < full:
-        repeat = min(MAX_REPEAT, full - done)
+        repeat = min(chip.max_repeat, full - done)
         _emit(em, opcode, locs, done * lanes, lanes, repeat, strides, extra)
         done += repeat
     if tail:
         _emit(em, opcode, locs, full * lanes, tail, 1, strides, extra)
 
 
-def _row_strides_ok(locs: dict, strides: dict) -> bool:
+def _row_strides_ok(chip, locs: dict, strides: dict) -> bool:
     for role, loc in locs.items():
         nbytes = strides[role] * itemsize(loc.dt)
-        if nbytes % BLOCK_BYTES or nbytes // BLOCK_BYTES > MAX_STRIDE:
+        if nbytes % chip.block_bytes or nbytes // chip.block_bytes > VECTOR_STRIDE_MAX:
             return False
     return True
 
 
-def _flat_count(n: int, lanes: int) -> int:
+def _flat_count(chip, n: int, lanes: int) -> int:
     full, tail = divmod(n, lanes)
-    return ceil_div(full, MAX_REPEAT) + (1 if tail else 0)
+    return ceil_div(full, chip.max_repeat) + (1 if tail else 0)
 
 
 def rows(em, opcode: str, locs: dict, strides: dict, nrows: int, row_len: int, **extra) -> None:
@@ -107,10 +109,11 @@ def rows(em, opcode: str, locs: dict, strides: dict, nrows: int, row_len: int, *
     if nrows == 1:
         flat(em, opcode, locs, row_len, **extra)
         return
-    lanes = lanes_of(*(loc.dt for loc in locs.values()))
-    by_chunk = ceil_div(row_len, lanes) * ceil_div(nrows, MAX_REPEAT)
-    by_row = nrows * _flat_count(row_len, lanes)
-    if _row_strides_ok(locs, strides) and by_chunk <= by_row:
+    chip = em.chip
+    lanes = lanes_of(chip, *(loc.dt for loc in locs.values()))
+    by_chunk = ceil_div(row_len, lanes) * ceil_div(nrows, chip.max_repeat)
+    by_row = nrows * _flat_count(chip, row_len, lanes)
+    if _row_strides_ok(chip, locs, strides) and by_chunk <= by_row:
         _rows_by_chunk(em, opcode, locs, strides, nrows, row_len, lanes, extra)
         return
     with em.kb.for_range(0, nrows) as r:
@@ -119,12 +122,13 @@ def rows(em, opcode: str, locs: dict, strides: dict, nrows: int, row_len: int, *
 
 
 def _rows_by_chunk(em, opcode, locs, strides, nrows, row_len, lanes, extra) -> None:
-    rep = {role: strides[role] * itemsize(loc.dt) // BLOCK_BYTES for role, loc in locs.items()}
+    block, max_repeat = em.chip.block_bytes, em.chip.max_repeat
+    rep = {role: strides[role] * itemsize(loc.dt) // block for role, loc in locs.items()}
     for c0 in range(0, row_len, lanes):
         mask = min(lanes, row_len - c0)
-        for r0 in range(0, nrows, MAX_REPEAT):
+        for r0 in range(0, nrows, max_repeat):
             offsets = {role: r0 * strides[role] + c0 for role in locs}
-            _emit(em, opcode, locs, offsets, mask, min(MAX_REPEAT, nrows - r0), rep, extra)
+            _emit(em, opcode, locs, offsets, mask, min(max_repeat, nrows - r0), rep, extra)
 
 
 def dup(em, dst: Loc, n: int, value) -> None:
@@ -137,12 +141,13 @@ def dup(em, dst: Loc, n: int, value) -> None:
         byte = int(value) & 0xFF
         dst, n, value = dst.as_dtype("uint16"), ceil_div(n, 2), byte * 257
     check(em, "vector_dup", dst.dt)
-    lanes = lanes_of(dst.dt)
-    stride = lanes * itemsize(dst.dt) // BLOCK_BYTES
+    chip = em.chip
+    lanes = lanes_of(chip, dst.dt)
+    stride = lanes * itemsize(dst.dt) // chip.block_bytes
     full, tail = divmod(n, lanes)
     done = 0
     while done < full:
-        repeat = min(MAX_REPEAT, full - done)
+        repeat = min(chip.max_repeat, full - done)
         em.kb.vector_dup(lanes, dst.ref(done * lanes), value, repeat, 1, stride)
         done += repeat
     if tail:
@@ -151,11 +156,12 @@ def dup(em, dst: Loc, n: int, value) -> None:
 
 def copy(em, dst: Loc, src: Loc, nbytes: int) -> None:
     """UB -> UB copy of ``nbytes`` (rounded up to whole blocks)."""
-    burst = ceil_div(nbytes, BLOCK_BYTES)
+    block = em.chip.block_bytes
+    burst = ceil_div(nbytes, block)
     while burst > 0:
-        part = min(burst, 65535)
+        part = min(burst, DATA_MOVE_BURST_MAX)
         em.kb.data_move(dst.ref(), src.ref(), 0, 1, part, 0, 0)
-        step = part * BLOCK_BYTES // itemsize(dst.dt)
+        step = part * block // itemsize(dst.dt)
         dst, src, burst = dst.shift(step), src.shift(step), burst - part
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from npusim.errors import TbeArgumentError
+from npusim.util.context_stack import ContextStack
 
 #: defaults of the options op files query with get_current_build_config
 DEFAULT_OPTIONS = MappingProxyType({
@@ -19,7 +20,7 @@ DEFAULT_OPTIONS = MappingProxyType({
     "ub_fusion_option": False, "InjectSync": True,
 })
 
-_active: list = []  # the stack of entered BuildConfig objects (innermost last)
+_ACTIVE = ContextStack("npusim_tbe_build_configs")  # entered BuildConfig objects (per thread and task)
 
 
 class BuildConfig:
@@ -27,16 +28,17 @@ class BuildConfig:
 
     def __init__(self, options=None, **kwargs):
         self.options = MappingProxyType({**(options or {}), **kwargs})
+        self.__dict__["_tokens"] = []
 
     def __call__(self, **kwargs) -> "BuildConfig":
         return BuildConfig(dict(self.options), **kwargs)
 
     def __enter__(self) -> "BuildConfig":
-        _active.append(self)
+        self._tokens.append(_ACTIVE.push(self))
         return self
 
     def __exit__(self, *exc) -> None:
-        _active.remove(self)
+        _ACTIVE.pop(self._tokens.pop())
 
     def __getattr__(self, name):
         options = self.__dict__.get("options", {})
@@ -57,7 +59,7 @@ build_config = BuildConfig()
 def current_build_config() -> dict:
     """The options in effect: defaults overridden by every entered config, innermost last."""
     merged = dict(DEFAULT_OPTIONS)
-    for config in _active:
+    for config in _ACTIVE.items():
         merged.update(config.options)
     return merged
 
@@ -75,9 +77,9 @@ def get_current_build_config(key=None):
 
 def set_current_build_config(key, value) -> None:
     """Set ``key`` in the innermost entered config (raises outside any ``with build_config``)."""
-    if not _active:
+    innermost = _ACTIVE.top()
+    if innermost is None:
         raise TbeArgumentError("set_current_build_config needs an active build_config context")
-    innermost = _active[-1]
     innermost.options = MappingProxyType({**innermost.options, key: value})
 
 

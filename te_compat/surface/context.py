@@ -3,19 +3,21 @@
 Served as ``tbe.common.context`` (``op_context.OpContext``, ``op_context.get_context``, ``op_info.OpInfo``) and
 ``tbe.dsl.base.operation`` (``compute``, ``dynamic``, ``static``, ``get_context``, ``add_compile_info``, ``var``,
 ``in_record``).  npusim builds every op for concrete shapes: an op context's mode is recorded and reported, but
-``classify`` / ``variable_shape`` produce concrete shapes in every mode.  The contexts live on explicit stacks
-(innermost last) for the duration of their ``with`` blocks.
+``classify`` / ``variable_shape`` produce concrete shapes in every mode.  The contexts live on context-local stacks
+(:class:`npusim.util.context_stack.ContextStack`: per thread and task, innermost last) for the duration of their
+``with`` blocks.
 """
 from __future__ import annotations
 
 import contextlib
 
 from npusim.errors import TbeArgumentError
+from npusim.util.context_stack import ContextStack
 
 OP_MODES = ("static", "dynamic", "pre-static")
 
-_op_contexts: list = []  # entered OpContext objects, innermost last
-_computes: list = []  # entered ComputeContext objects, innermost last
+_OP_CONTEXTS = ContextStack("npusim_tbe_op_contexts")  # entered OpContext objects
+_COMPUTES = ContextStack("npusim_tbe_computes")  # entered ComputeContext objects
 
 
 class OpInfo:
@@ -64,13 +66,14 @@ class OpContext:
         self.additions: dict = {}
         self.build_results: dict = {}
         self.vars: list = []
+        self._tokens: list = []
 
     def __enter__(self) -> "OpContext":
-        _op_contexts.append(self)
+        self._tokens.append(_OP_CONTEXTS.push(self))
         return self
 
     def __exit__(self, *exc) -> None:
-        _op_contexts.remove(self)
+        _OP_CONTEXTS.pop(self._tokens.pop())
 
     # --- CANN's OpContext methods ---
     def get_op_mode(self) -> str:
@@ -133,23 +136,23 @@ class OpContext:
 
 def get_context():
     """The innermost active :class:`OpContext`, or None outside any."""
-    return _op_contexts[-1] if _op_contexts else None
+    return _OP_CONTEXTS.top()
 
 
 def current_compute():
     """The innermost active :class:`ComputeContext`, or None."""
-    return _computes[-1] if _computes else None
+    return _COMPUTES.top()
 
 
 @contextlib.contextmanager
 def compute():
     """``with tbe.compute():`` — one compute of a classified input combination."""
     context = ComputeContext()
-    _computes.append(context)
+    token = _COMPUTES.push(context)
     try:
         yield context
     finally:
-        _computes.remove(context)
+        _COMPUTES.pop(token)
 
 
 def dynamic() -> OpContext:
@@ -189,9 +192,11 @@ def get_compile_info() -> dict:
 
 
 def var(name: str, bound=None, dtype: str = "int32", addition=None):
-    """A named shape/scalar variable (a TVM ``Var``).  npusim lowers only concrete shapes, so a shape built from
-    vars cannot be scheduled; use them for scalar parameters.  ``bound`` is recorded with the var."""
+    """A named shape/scalar variable (a TVM ``Var``, as a surface expression: ``dtype`` a ``str``).  npusim lowers
+    only concrete shapes, so a shape built from vars cannot be scheduled; use them for scalar parameters.  ``bound``
+    is recorded with the var (the raw TVM ``Var``)."""
     import tvm
+    from te_compat.surface.tvm_objects import wrap
     if not isinstance(name, str) or not name:
         raise TbeArgumentError(f"var needs a non-empty name, got {name!r}")
     variable = tvm.te.var(name, dtype)
@@ -199,7 +204,7 @@ def var(name: str, bound=None, dtype: str = "int32", addition=None):
     for scope in (current_compute(), get_context()):
         if scope is not None:
             scope.vars.append(record)
-    return variable
+    return wrap(variable)
 
 
 __all__ = ["ComputeContext", "OP_MODES", "OpContext", "OpInfo", "add_compile_info", "compute", "current_compute",

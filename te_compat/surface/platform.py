@@ -1,53 +1,43 @@
 """SoC queries of TBE op files: ``get_soc_spec``, ``te_set_version``, ``api_check_support``, ``intrinsic_check_support``.
 
 Served as ``te.platform.cce_conf``, ``te.platform``, ``tbe.common.platform`` (+ ``platform_info``) and used by
-``impl.util.platform_adapter.tbe_platform``.  The chip is npusim's current chip (:func:`npusim.sim.current_chip`);
-``te_set_version`` / ``set_current_compile_soc_info`` select it with :func:`npusim.sim.set_chip`.  The optional core
-type and AI-core count given there are kept in :data:`compile_soc_info` and change what ``get_soc_spec`` reports
-("AICORE_TYPE", "CORE_NUM"), as in CANN.
+``impl.util.platform_adapter.tbe_platform``.  These are API edges: they read the current runtime's target
+(:func:`npusim.sim.current_target`).  ``te_set_version`` / ``set_current_compile_soc_info`` select the default
+target's chip (:func:`npusim.sim.set_chip`) and its core type and AI-core count
+(:func:`npusim.sim.runtime.set_default_cores`): kernels built afterwards use that many cores, and ``get_soc_spec``
+reports them ("AICORE_TYPE", "CORE_NUM"), as in CANN.  A runtime activated around an op build (a Custom tbe op)
+keeps its own target.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
-
 from npusim.errors import ChipModelError, InvalidOperandError, TbeArgumentError, UnknownChipError
-
-CORE_TYPES = ("AiCore", "VectorCore")
+from npusim.sim.target import CORE_TYPES
 # CANN 2020 CceProductParams keys that are soc-spec values
 _PRODUCT_PARAM_KEYS = {"Core_num": "CORE_NUM", "Unified_Buffer": "UB_SIZE", "L1_Buffer": "L1_SIZE",
                        "L0A_Buffer": "L0A_SIZE", "L0B_Buffer": "L0B_SIZE", "L0C_Buffer": "L0C_SIZE",
                        "L2_Buffer": "L2_SIZE"}
 
 
-@dataclass
-class CompileSocInfo:
-    """What the last ``te_set_version`` / ``set_current_compile_soc_info`` asked for beyond the chip itself."""
-
-    core_type: Optional[str] = None
-    aicore_num: Optional[int] = None
-    l1_fusion: Optional[str] = None
-
-
-#: the current compile settings (explicit module state; reset by every te_set_version call)
-compile_soc_info = CompileSocInfo()
+def _target():
+    from npusim.sim.runtime import current_target
+    return current_target()
 
 
 def _chip():
-    from npusim.sim import current_chip
-    return current_chip()
+    return _target().chip
 
 
 def te_set_version(soc_version, core_type=None, aicore_num=None, l1_fusion=None, l2_mode=None, l2_fusion=None,
                    *args, **kwargs):
     """Select the chip ``soc_version`` ("Ascend910", "Ascend310", "Ascend910B" ...) for the ops built from now on.
 
-    ``core_type`` ("AiCore"/"VectorCore") and ``aicore_num`` (1 ... the chip's core count) change what
-    get_soc_spec reports; l1/l2 fusion switches are accepted (npusim does not fuse across ops)."""
-    del l2_mode, l2_fusion, args, kwargs
-    from npusim.sim import set_chip
+    ``core_type`` ("AiCore"/"VectorCore") and ``aicore_num`` (1 ... the chip's core count) limit the cores kernels
+    use and change what get_soc_spec reports; l1/l2 fusion switches are accepted (npusim does not fuse across
+    ops)."""
+    del l1_fusion, l2_mode, l2_fusion, args, kwargs
+    from npusim.sim.runtime import get_chip, set_chip, set_default_cores
     try:
-        chip = set_chip(soc_version)
+        chip = get_chip(soc_version)
     except UnknownChipError as exc:
         raise TbeArgumentError(f"te_set_version: {exc}") from None
     if core_type not in (None, "") and core_type not in CORE_TYPES:
@@ -58,9 +48,8 @@ def te_set_version(soc_version, core_type=None, aicore_num=None, l1_fusion=None,
             raise TbeArgumentError(f"te_set_version: aicore_num {aicore_num} is outside 1..{chip.aicore_num} "
                                    f"(the number of AI cores of {chip.name})")
         aicore_num = count
-    compile_soc_info.core_type = core_type or None
-    compile_soc_info.aicore_num = aicore_num or None
-    compile_soc_info.l1_fusion = l1_fusion
+    set_chip(soc_version)
+    set_default_cores(aicore_num or None, core_type or None)
 
 
 def set_current_compile_soc_info(soc_version, core_type="AiCore", aicore_num=None, l1_fusion=None, *args,
@@ -73,13 +62,14 @@ def set_current_compile_soc_info(soc_version, core_type="AiCore", aicore_num=Non
 def get_soc_spec(key: str):
     """The chip's value for ``key``: SOC_VERSION, SHORT_SOC_VERSION, FULL_SOC_VERSION, AICORE_TYPE, CORE_NUM,
     UB_SIZE, L1_SIZE, L2_SIZE, L0A_SIZE, L0B_SIZE, L0C_SIZE, CUBE_SIZE, CUBE_CORE_CNT, VECTOR_CORE_CNT."""
-    chip = _chip()
+    target = _target()
+    chip = target.chip
     if key == "FULL_SOC_VERSION":
         return chip.name
-    if key == "CORE_NUM" and compile_soc_info.aicore_num:  # never more than the chip selected since
-        return min(compile_soc_info.aicore_num, chip.aicore_num)
-    if key == "AICORE_TYPE" and compile_soc_info.core_type:
-        return compile_soc_info.core_type
+    if key == "CORE_NUM":  # the target's core limit: never more than its chip has
+        return target.core_num
+    if key == "AICORE_TYPE":
+        return target.core_type
     try:
         return chip.soc_spec(key)
     except ChipModelError as exc:
@@ -119,14 +109,13 @@ def intrinsic_check_support(intrinsic: str, dtype: str = "") -> bool:
 
 
 def get_product_version() -> str:
-    """CANN 2020 product name of the chip: "cloud" (Ascend910 family) or "mini" (Ascend310)."""
-    short = get_soc_spec("SHORT_SOC_VERSION")
-    if short.startswith("Ascend910"):
-        return "cloud"
-    if short == "Ascend310":
-        return "mini"
-    raise TbeArgumentError(f"get_product_version: {get_soc_spec('SOC_VERSION')} has no 2020 product name "
-                           f"(cloud = Ascend910, mini = Ascend310)")
+    """CANN 2020 product name of the chip (its ``identity.product_2020``): "cloud" (Ascend910 family) or "mini"
+    (Ascend310)."""
+    chip = _chip()
+    if chip.product_2020 is None:
+        raise TbeArgumentError(f"get_product_version: {chip.name} has no 2020 product name "
+                               f"(cloud = Ascend910, mini = Ascend310)")
+    return chip.product_2020
 
 
 def get_product_param(key: str):
@@ -151,9 +140,10 @@ class CceProductParams:
 
 
 def get_soc_info() -> tuple:
-    """(soc_version, core_type, aicore_num, l1_fusion) of the current compile settings."""
-    return (get_soc_spec("SOC_VERSION"), get_soc_spec("AICORE_TYPE"), get_soc_spec("CORE_NUM"),
-            compile_soc_info.l1_fusion)
+    """(soc_version, core_type, aicore_num, l1_fusion) of the current compile settings (npusim keeps no L1
+    fusion setting: always None)."""
+    target = _target()
+    return target.name, target.core_type, target.core_num, None
 
 
 def get_bit_len(dtype: str) -> int:
@@ -176,7 +166,7 @@ def get_align_factor(dtype: str) -> tuple:
     return get_block_size() // byte_len, byte_len
 
 
-__all__ = ["CORE_TYPES", "CceProductParams", "CompileSocInfo", "api_check_support", "compile_soc_info",
+__all__ = ["CORE_TYPES", "CceProductParams", "api_check_support",
            "get_align_factor", "get_bit_len", "get_block_size", "get_product_param", "get_product_version",
            "get_soc_info", "get_soc_spec", "intrinsic_check_support", "set_current_compile_soc_info",
            "te_set_version"]

@@ -6,7 +6,8 @@ from npusim.custom.backends.base import CallAttrs, OpDesc
 from npusim.custom.backends.hybrid import AkgBackend, HybridBackend, akg_kind
 from npusim.errors import OpTypeError, OpValueError, UnsupportedError
 from npusim.hybrid import kernel
-from npusim.hybrid.compile import KERNEL_CACHE
+from npusim.hybrid.compile import RESOURCE, KernelCache
+from npusim.sim.runtime import current_runtime
 
 
 # ---- the seed programs (plain functions, func_type="akg") ------------------------------------------------------
@@ -209,7 +210,12 @@ def test_scalar_locals_if_elif_else_and_float_attr(dtype):
     assert count[0] == np.sum(a * 2 > 1)
 
 
+def _kernel_cache():
+    return current_runtime().resource(RESOURCE, KernelCache)
+
+
 def test_attributes_static_int_runtime_float_and_default():
+    KERNEL_CACHE = _kernel_cache()
     a = np.arange(4, dtype=np.float32)
     op = make(with_attrs)
     (out,) = call(op, a, attrs=CallAttrs(("scale", "repeat"), (1.5, 2)))
@@ -231,6 +237,7 @@ def test_static_if_on_dtype():
 
 def test_cache_returns_the_same_kernel():
     from npusim.hybrid.source import load_source
+    KERNEL_CACHE = _kernel_cache()
     source = load_source(add)
     first = KERNEL_CACHE.get_compiled(source, [(2, 3), (2, 3)], ["float32", "float32"])
     second = KERNEL_CACHE.get_compiled(source, [(2, 3), (2, 3)], ["float32", "float32"])

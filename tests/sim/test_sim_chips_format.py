@@ -8,7 +8,7 @@ from npusim.errors import ChipModelError, InvalidOperandError, KernelFormatError
 from npusim.sim import (Device, KernelBuilder, chip_names, current_chip, get_chip, kernel_from_bytes,
                         kernel_from_json, load_kernel, set_chip)
 from npusim.sim.chip import _SECTION_FIELDS
-from npusim.sim.commands import chips_main
+from npusim.sim_cli import chips_main
 from npusim.sim.kernel import BinOp, BufRef, Instr, Loop, Var
 
 

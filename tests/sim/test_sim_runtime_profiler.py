@@ -7,7 +7,7 @@ import pytest
 
 from npusim.errors import DeviceMemoryError
 from npusim.sim import Device, KernelBuilder, default_device, profile
-from npusim.sim.commands import profile_main
+from npusim.sim_cli import profile_main
 
 
 def test_malloc_memcpy_free():

@@ -25,7 +25,7 @@ class FakeSchedule:
         self.blocks, self.workspace = blocks, workspace
         self.lower_calls = 0
 
-    def lower(self, tensor_list, name):
+    def lower(self, tensor_list, name, runtime=None):
         self.lower_calls += 1
         kb = KernelBuilder(name, block_dim=self.blocks)
         gms = [kb.tensor(str(t.dtype), tuple(int(d) for d in t.shape), "GM", t.name) for t in tensor_list]

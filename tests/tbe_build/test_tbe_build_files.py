@@ -150,7 +150,7 @@ class _WrongSchedule:
     def __init__(self, result):
         self.result = result
 
-    def lower(self, tensor_list, name):
+    def lower(self, tensor_list, name, runtime=None):
         return self.result
 
 
@@ -186,7 +186,7 @@ def test_plain_schedule_goes_to_the_scalar_fallback(monkeypatch):
     a, b, c = vadd_graph((64,), "float16")
     seen = {}
 
-    def lower_scalar(outs, tensor_list, name, reason):
+    def lower_scalar(outs, tensor_list, name, reason, runtime=None):
         seen.update(outs=outs, names=[t.name for t in tensor_list], name=name, reason=reason)
         return FakeSchedule(outs).lower(tensor_list, name)
 

@@ -12,7 +12,7 @@ from fallback_helpers import build, run
 
 
 def _program(kernel):
-    return load_program(kernel.body[0].arg("program"))
+    return load_program(kernel.body[0].arg("program"), sim.current_runtime().store.sim.programs)
 
 
 def _copy_kernel(n, dtype="float32"):

@@ -6,7 +6,7 @@ import tvm
 from tvm import te
 
 import npusim.sim as sim
-from npusim.sim.isa.tvm_call.program import PROGRAMS
+from npusim.sim.runtime import current_runtime
 from te_compat.fallback import ScalarPipeWarning, lower_scalar
 from fallback_helpers import build, run
 
@@ -105,7 +105,7 @@ def test_kernel_survives_bytes_round_trip_and_still_runs(tmp_path):
     assert loaded == kernel
     kernel.save(tmp_path / "rt_kernel.o")
     from_file = sim.load_kernel(tmp_path / "rt_kernel.o")
-    PROGRAMS.clear()  # a fresh process would compile the text again
+    current_runtime().store.sim.programs.clear()  # a fresh process would compile the text again
     for candidate in (loaded, from_file):
         (out,), record = run(candidate, [a])
         np.testing.assert_allclose(out, a.T - 1.0)
@@ -119,7 +119,8 @@ def test_program_is_compiled_once_per_text():
     again = build(y, [x, y], name="other_name").body[0].arg("program")
     assert first == again
     from npusim.sim.isa.tvm_call.program import load_program
-    assert load_program(first) is load_program(again)
+    programs = current_runtime().store.sim.programs
+    assert load_program(first, programs) is load_program(again, programs)
 
 
 def test_part_of_a_bigger_gm_tensor_with_offset():
@@ -161,7 +162,7 @@ def test_disk_cache_under_npusim_cache_dir(tmp_path, monkeypatch):
     built = list((tmp_path / "tvm_call").glob("*.so"))
     assert len(built) == 1
     stamp = built[0].stat().st_mtime_ns
-    PROGRAMS.clear()
+    current_runtime().store.sim.programs.clear()
     a = np.arange(15, dtype=np.int32).reshape(5, 3)
     (out,), _ = run(kernel, [a])
     np.testing.assert_array_equal(out, a.T * 7 + 11)

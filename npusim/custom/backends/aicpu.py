@@ -17,14 +17,15 @@ import numpy as np
 
 from aicpu_loader import lookup, protocol
 from aicpu_loader.plan import CallPlan, OutputSpec, plan_call
-from aicpu_loader.worker import default_worker
+from aicpu_loader.worker import WORKER_RESOURCE, AicpuWorker
 from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
 from npusim.errors import AicpuAttrError, AicpuLibraryLoadError, OpValueError
+from npusim.util.cache import BoundedCache
 
 #: the attribute naming the kernel library
 LIBRARY_ATTR = "cust_aicpu"
-_ATTR_CACHE_LIMIT = 256
-_PLAN_CACHE_LIMIT = 256
+#: what one op keeps per call signature: call plans, encoded attribute sets, library paths, dtype_format rows
+PLAN_ENTRIES = 256
 #: a dynamic output has room for at least this many elements per unit of its known dims
 DYNAMIC_MIN_ELEMENTS = 1024
 
@@ -53,9 +54,10 @@ class AicpuBackend(Backend):
     ``last_log_lines`` holds what the kernel logged in the latest successful call."""
 
     can_infer = False
+    needs_runtime = True   # the worker is the call's runtime's
 
-    def __init__(self, desc: OpDesc):
-        super().__init__(desc)
+    def __init__(self, desc: OpDesc, runtime=None):
+        super().__init__(desc, runtime)
         reg = desc.reg_info
         if reg is None:
             raise OpValueError(f"For 'Custom' op '{desc.name}', the 'reg_info' of func_type 'aicpu' must be set "
@@ -71,32 +73,30 @@ class AicpuBackend(Backend):
         self._n_inputs = len(reg.get("inputs") or [])
         self.timeout_s: float | None = None
         self.last_log_lines: tuple = ()
-        self._libraries: dict = {}
-        self._encoded_attrs: dict = {}
-        self._formats: dict = {}
-        self._plans: dict = {}
+        self._libraries = BoundedCache(f"aicpu.libraries[{self.op_type}]", PLAN_ENTRIES)
+        self._encoded_attrs = BoundedCache(f"aicpu.attrs[{self.op_type}]", PLAN_ENTRIES)
+        self._formats = BoundedCache(f"aicpu.formats[{self.op_type}]", PLAN_ENTRIES)
+        self._plans = BoundedCache(f"aicpu.plans[{self.op_type}]", PLAN_ENTRIES)
 
     # ---- per call ----------------------------------------------------------------------------------------------
     def launch(self, inputs: list[np.ndarray], attrs: CallAttrs, out_shapes: list[tuple],
-               out_dtypes: list[str]) -> list[np.ndarray]:
-        """Run the kernel on ``inputs``; one array per output (dynamic outputs shaped as the kernel set them)."""
+               out_dtypes: list[str], runtime=None) -> list[np.ndarray]:
+        """Run the kernel on ``inputs`` in ``runtime``'s worker; one array per output (dynamic outputs shaped as
+        the kernel set them)."""
+        worker = (runtime or self.runtime).resource(WORKER_RESOURCE, AicpuWorker)
         arrays = [a if isinstance(a, np.ndarray) else np.asarray(a) for a in inputs]
         key = self._plan_key(arrays, attrs, out_shapes, out_dtypes)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._make_plan(arrays, attrs, out_shapes, out_dtypes)
-            if len(self._plans) >= _PLAN_CACHE_LIMIT:
-                self._plans.clear()
-            self._plans[key] = plan
+            plan = self._plans.put(key, self._make_plan(arrays, attrs, out_shapes, out_dtypes))
         try:
-            result = default_worker().run(plan, arrays, self.timeout_s)
+            result = worker.run(plan, arrays, self.timeout_s)
         except AicpuLibraryLoadError:
             if os.path.exists(plan.library):
                 raise
             self._plans.clear()  # the library moved away since it was looked up: look it up again, once
             self._libraries.clear()
-            result = default_worker().run(self._make_plan(arrays, attrs, out_shapes, out_dtypes), arrays,
-                                          self.timeout_s)
+            result = worker.run(self._make_plan(arrays, attrs, out_shapes, out_dtypes), arrays, self.timeout_s)
         self.last_log_lines = result.log_lines
         return result.outputs
 
@@ -125,7 +125,7 @@ class AicpuBackend(Backend):
         key = (name, lookup.env_setting())
         path = self._libraries.get(key)
         if path is None:
-            path = self._libraries[key] = lookup.find_library(name)
+            path = self._libraries.put(key, lookup.find_library(name))
         return path
 
     def _encode(self, values: dict) -> tuple[bytes, int]:
@@ -135,10 +135,7 @@ class AicpuBackend(Backend):
             return cached
         items = [(name, value, self._types.get(name)) for name, value in values.items()]
         encoded = protocol.encode_attrs(self.op_type, items)
-        if len(self._encoded_attrs) >= _ATTR_CACHE_LIMIT:
-            self._encoded_attrs.clear()
-        self._encoded_attrs[key] = encoded
-        return encoded
+        return self._encoded_attrs.put(key, encoded)
 
     def _row_formats(self, arrays: list[np.ndarray], n_outputs: int) -> tuple[list[int], list[int]]:
         """CANN format codes of the dtype_format row matching the input dtypes (ND when none matches)."""
@@ -152,7 +149,7 @@ class AicpuBackend(Backend):
                     outs = codes[len(arrays):len(arrays) + n_outputs]
                     cached = (codes[:len(arrays)], outs + [protocol.FORMAT_ND] * (n_outputs - len(outs)))
                     break
-            self._formats[key] = cached
+            self._formats.put(key, cached)
         return cached
 
     @staticmethod

@@ -20,6 +20,9 @@ from npusim.errors import OpTypeError, OpValueError, UnsupportedError
 
 #: MindSpore's default dtype, used for outputs of an op with no inputs when out_dtype is None.
 DEFAULT_DTYPE_NAME = "float32"
+#: runtime caches: loaded libraries by path, and the compiler's version text (probed once)
+LIBRARIES_CACHE, LIBRARIES_ENTRIES = "aot.libraries", 256
+VERSIONS_CACHE, VERSIONS_ENTRIES = "aot.compiler_versions", 4
 
 
 class AotBackend(Backend):
@@ -27,10 +30,11 @@ class AotBackend(Backend):
 
     can_infer = True
 
-    def __init__(self, desc: OpDesc):
-        super().__init__(desc)
+    def __init__(self, desc: OpDesc, runtime=None):
+        super().__init__(desc, runtime)
         file_name, self.func_name = _split_func(desc.func)
-        self.library_path = _library_path(os.path.abspath(file_name), desc.name)
+        self.library_path = _library_path(os.path.abspath(file_name), desc.name,
+                                          self.runtime.cache(VERSIONS_CACHE, VERSIONS_ENTRIES))
         self._fixed_attrs = fixed_reg_info_attrs(desc.reg_info, desc.name)
         self._kernel = None  # npusim.aot._bridge.AotKernel, created on first use
 
@@ -44,7 +48,7 @@ class AotBackend(Backend):
         return [shape], [first if isinstance(first, str) else np.dtype(first).name]
 
     def launch(self, inputs: list[np.ndarray], attrs: CallAttrs,
-               out_shapes: list[tuple], out_dtypes: list[str]) -> list[np.ndarray]:
+               out_shapes: list[tuple], out_dtypes: list[str], runtime=None) -> list[np.ndarray]:
         """Call the kernel on ``inputs`` (read in place when C-contiguous); returns fresh outputs
         (uninitialised, as MindSpore's device memory is, until the kernel writes them).  Raises AotKernelError
         (with ``.code``) when the kernel returns non-zero and AotKernelCrash when it crashes."""
@@ -56,7 +60,8 @@ class AotBackend(Backend):
     def kernel(self):
         """The loaded kernel (library opened and functions looked up on the first call)."""
         if self._kernel is None:
-            library = load_library(self.library_path, self.desc.name)
+            library = load_library(self.library_path, self.desc.name,
+                                   self.runtime.cache(LIBRARIES_CACHE, LIBRARIES_ENTRIES))
             self._kernel = bridge().AotKernel(
                 self.desc.name, library.path, self.func_name,
                 library.require(self.func_name, self.desc.name),
@@ -77,14 +82,14 @@ def _split_func(func) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-def _library_path(path: str, op_name: str) -> str:
+def _library_path(path: str, op_name: str, versions) -> str:
     """The shared library to load for ``path``: itself for ``.so``, the compiled library for sources."""
     lowered = path.lower()
     if lowered.endswith(".cu"):
         raise UnsupportedError(f"Custom op '{op_name}': '{path}' is a CUDA source; npusim runs aot kernels on "
                                "the CPU and has no CUDA compiler (give a .cc/.cpp source or a .so instead)")
     if lowered.endswith(SOURCE_SUFFIXES):
-        return str(compile_source(path))
+        return str(compile_source(path, versions=versions))
     if lowered.endswith(".so") or ".so." in os.path.basename(lowered):
         return path
     raise OpValueError(f"Custom op '{op_name}': the aot file must be a .so library or a .cc/.cpp source, "

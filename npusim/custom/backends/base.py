@@ -6,6 +6,12 @@ Custom op, and after that only calls the methods below; it never compares func_t
 
 Data crossing the interface is plain: numpy arrays, tuples of ints, numpy dtype names ("float32", "bool" ...),
 and a :class:`CallAttrs` mapping of attribute name → Python value in reg-info order.
+
+State is explicit: ``ops.Custom`` resolves the runtime (:class:`npusim.sim.runtime.Runtime`: target, device,
+caches) at its API edge and hands it down — to the constructor (``runtime``: build-time caches such as loaded
+libraries) and, for backends whose ``needs_runtime`` is true, to every ``launch`` (the target may differ between
+calls).  A backend never looks the current runtime up itself; called directly (tests), a missing ``runtime`` is
+resolved by :func:`given_runtime`, the one place this package does so.
 """
 from __future__ import annotations
 
@@ -52,9 +58,12 @@ class Backend:
 
     #: whether the backend can produce outputs without the user's out_shape/out_dtype
     can_infer: bool = False
+    #: whether ``launch`` needs this call's runtime (it runs on the simulated device, or uses per-call resources)
+    needs_runtime: bool = False
 
-    def __init__(self, desc: OpDesc):
+    def __init__(self, desc: OpDesc, runtime=None):
         self.desc = desc
+        self.runtime = given_runtime(runtime)
 
     def infer(self, in_shapes: Sequence[tuple], in_dtypes: Sequence[str],
               attrs: CallAttrs) -> tuple[list[tuple], list[str]]:
@@ -64,6 +73,15 @@ class Backend:
                            "'out_shape' and 'out_dtype' must be given for this func_type")
 
     def launch(self, inputs: list[np.ndarray], attrs: CallAttrs,
-               out_shapes: list[tuple], out_dtypes: list[str]) -> list[np.ndarray]:
-        """Run the op: return one array per output, each of the given shape and dtype."""
+               out_shapes: list[tuple], out_dtypes: list[str], runtime=None) -> list[np.ndarray]:
+        """Run the op: return one array per output, each of the given shape and dtype.  ``runtime``: this call's
+        runtime (passed when ``needs_runtime``)."""
         raise NotImplementedError(f"backend {type(self).__name__} needs launch()")
+
+
+def given_runtime(runtime=None):
+    """``runtime``, or the current one when a direct caller (a test) passed none."""
+    if runtime is not None:
+        return runtime
+    from npusim.sim.runtime import current_runtime
+    return current_runtime()

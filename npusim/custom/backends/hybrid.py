@@ -17,19 +17,26 @@ from npusim.hybrid.attrs import attrs_key
 from npusim.hybrid.checks import check_kernel
 from npusim.hybrid.decorator import is_kernel
 from npusim.hybrid.source import KernelSource, load_source
+from npusim.util.cache import BoundedCache
+
+#: input signatures one op keeps compiled kernels and inferred outputs for
+SIGNATURE_ENTRIES = 256
 
 
 class HybridBackend(Backend):
-    """Runs a Hybrid DSL function: static checks at construction, compile per input signature (cached)."""
+    """Runs a Hybrid DSL function: static checks at construction, compile per input signature (cached).  On
+    device_target "Ascend" each launch runs on the call's simulated device (``needs_runtime``)."""
 
     can_infer = True
 
-    def __init__(self, desc: OpDesc):
-        super().__init__(desc)
+    def __init__(self, desc: OpDesc, runtime=None):
+        super().__init__(desc, runtime)
+        self.needs_runtime = desc.device_target == "Ascend"
         self.source: KernelSource = self._load(desc.func)
         check_kernel(self.source)
-        self._signatures: dict = {}   # launch: (shapes, dtypes, attr key) → (CompiledKernel, shapes, dtypes)
-        self._inferred: dict = {}     # infer: (shapes, dtype names, attr key) → (out shapes, out dtypes)
+        # launch: (shapes, dtypes, attr key) → (CompiledKernel, shapes, dtypes); infer: → (out shapes, out dtypes)
+        self._signatures = BoundedCache(f"hybrid.signatures[{desc.name}]", SIGNATURE_ENTRIES)
+        self._inferred = BoundedCache(f"hybrid.inferred[{desc.name}]", SIGNATURE_ENTRIES)
 
     def _load(self, func) -> KernelSource:
         if not is_kernel(func):
@@ -37,8 +44,8 @@ class HybridBackend(Backend):
         return load_source(func)
 
     def _cache(self):
-        from npusim.hybrid.compile import KERNEL_CACHE   # imports TVM: only once the op is used
-        return KERNEL_CACHE
+        from npusim.hybrid.compile import RESOURCE, KernelCache   # imports TVM: only once the op is used
+        return self.runtime.resource(RESOURCE, KernelCache)
 
     def infer(self, in_shapes: Sequence[tuple], in_dtypes: Sequence[str],
               attrs: CallAttrs) -> tuple[list[tuple], list[str]]:
@@ -48,11 +55,11 @@ class HybridBackend(Backend):
         if specs is None:
             lowered = self._lower(in_shapes, in_dtypes, attrs.values)
             specs = ([shape for shape, _ in lowered.result_specs], [dtype for _, dtype in lowered.result_specs])
-            self._inferred[key] = specs
+            self._inferred.put(key, specs)
         return list(specs[0]), list(specs[1])
 
     def launch(self, inputs: list[np.ndarray], attrs: CallAttrs,
-               out_shapes: list[tuple], out_dtypes: list[str]) -> list[np.ndarray]:
+               out_shapes: list[tuple], out_dtypes: list[str], runtime=None) -> list[np.ndarray]:
         """Compile (once per signature) and run; check the outputs agree with ``out_shapes``/``out_dtypes``."""
         try:
             signature = tuple([(a.shape, a.dtype) for a in inputs])
@@ -63,10 +70,12 @@ class HybridBackend(Backend):
         entry = self._signatures.get(key)
         if entry is None:
             entry = self._prepare(inputs, attrs.values)
-            self._signatures[key] = entry
+            self._signatures.put(key, entry)
         kernel, want_shapes, want_dtypes = entry
         if out_shapes != want_shapes or out_dtypes != want_dtypes:
             self._check_outputs(out_shapes, out_dtypes, want_shapes, want_dtypes)
+        if self.needs_runtime:
+            return kernel.run(inputs, attrs.values, runtime or self.runtime)
         return kernel.run(inputs, attrs.values)
 
     def _prepare(self, inputs, attr_values):
@@ -75,7 +84,7 @@ class HybridBackend(Backend):
         lowered = self._lower(shapes, dtypes, attr_values)
         if self.desc.device_target == "Ascend":  # the simulated device runs the TIR as one scalar-pipe program
             from npusim.custom.backends.hybrid_ascend import AscendHybridKernel
-            kernel = AscendHybridKernel(self.source.name, lowered)
+            kernel = AscendHybridKernel(self.source.name, lowered, self.runtime.sim.programs)
         else:
             kernel = self._translate(lambda: self._cache().get_compiled(self.source, shapes, dtypes, attr_values))
         return kernel, [s for s, _ in lowered.result_specs], [d for _, d in lowered.result_specs]

@@ -2,7 +2,7 @@
 
 On a real Ascend board AKG compiles a hybrid function for the AI core.  npusim takes the same TIR PrimFunc the
 CPU path compiles, wraps it into a kernel of one ``tvm_call`` instruction (the scalar-pipe program of
-:mod:`npusim.sim.isa.tvm_call`) and launches it on :func:`npusim.sim.default_device`: inputs are copied to GM,
+:mod:`npusim.sim.isa.tvm_call`) and launches it on the call's runtime device: inputs are copied to GM,
 the outputs (zeroed, as on the CPU path) back, so ``npusim.sim.profile()`` records every launch with its
 scalar-pipe cycle estimate.
 """
@@ -20,7 +20,7 @@ class AscendHybridKernel:
     """A lowered hybrid kernel (``npusim.hybrid.kernel_ir.LoweredKernel``) built for the simulated device;
     :meth:`run` has the CPU ``CompiledKernel.run`` signature."""
 
-    def __init__(self, name: str, lowered):
+    def __init__(self, name: str, lowered, programs):
         from npusim.sim.isa.tvm_call import program_kernel
         from npusim.sim.isa.tvm_call.program import load_program
         from npusim.sim.isa.tvm_call.text import program_text_and_func
@@ -28,7 +28,7 @@ class AscendHybridKernel:
         self.lowered = lowered
         try:
             text, parsed = program_text_and_func(lowered.prim_func)
-            program = load_program(text, parsed)
+            program = load_program(text, programs, parsed)
         except SimulatorError as exc:
             raise KernelBuildError(f"hybrid kernel '{name}': building it for the simulated Ascend device failed: "
                                    f"{exc.cause}") from None
@@ -36,11 +36,10 @@ class AscendHybridKernel:
         self.kernel = program_kernel(lowered.symbol, text, params, args)
         self._n_inputs = len(program.params) - len(lowered.out_specs) - len(lowered.float_attrs)
 
-    def run(self, inputs: Sequence[np.ndarray], attr_values: Sequence = ()) -> list:
-        """Copy ``inputs`` to the default device, launch, copy the returned arrays back (new arrays)."""
-        from npusim.sim import default_device
+    def run(self, inputs: Sequence[np.ndarray], attr_values: Sequence, runtime) -> list:
+        """Copy ``inputs`` to ``runtime``'s device, launch, copy the returned arrays back (new arrays)."""
         lowered = self.lowered
-        device = default_device()
+        device = runtime.device
         pointers: list = []
         try:
             for array in inputs:

@@ -10,13 +10,13 @@ from npusim.errors import OpTypeError, OpValueError
 class PyfuncBackend(Backend):
     """Calls ``func(*input_arrays, *attribute_values)`` and converts what it returns to the declared outputs."""
 
-    def __init__(self, desc):
-        super().__init__(desc)
+    def __init__(self, desc, runtime=None):
+        super().__init__(desc, runtime)
         if not callable(desc.func):
             raise OpTypeError(f"For 'Custom' with func_type 'pyfunc', 'func' must be a function, "
                               f"but got {type(desc.func).__name__}")
 
-    def launch(self, inputs, attrs, out_shapes, out_dtypes):
+    def launch(self, inputs, attrs, out_shapes, out_dtypes, runtime=None):
         result = self.desc.func(*inputs, *attrs.values)
         n = len(out_dtypes)
         if n == 0:

@@ -9,43 +9,49 @@ Each dict has ``shape`` (list), ``dtype`` (lowercase name; bool travels as "int8
 Attribute values come positionally in reg-info order.
 ``kernel_name`` is the function's name plus a hash of the signature (passed by keyword when the function has a
 ``kernel_name`` parameter or ``**kwargs``, else positionally if it takes one more argument, else not at all).
-The compat layer (``te``, ``tbe``, ``topi``, ``mindspore``) is active while the function runs, and its
+The backend never switches npusim's compatibility layer (``te``, ``tbe``, ``topi``, ``impl``, ``mindspore``) on or
+off: the compat layer sits above Custom (layers import one way), and an impl's module-level ``from te import tvm``
+already needed the layer before the op was built, so the build runs in whatever import state the user chose
+(``npusim run``, ``import npusim.compat``, the pytest plugin).  An impl that imports one of those names inside the
+function while the layer is off fails with a TbeBuildError saying how to switch it on.  The impl's
 ``cce_build_code`` writes into a private cache entry (``$NPUSIM_CACHE_DIR/tbe/<key>/kernel_meta``), never the
-user's working directory.
+user's working directory; the kernel it lowered reaches the backend as an object (collected by
+:func:`te_compat.build.collect_builds` around the impl call), so a fresh build is not read back from those files.
 
 Built kernels are cached in memory and on disk by (function source, its module's source and the user modules it
 reaches, default and closure values by content — see :mod:`npusim.custom.backends.tbe_key` —, input shapes and
-dtypes, output shapes and dtypes, attributes, chip name and overflow mode); a relaunch only runs the kernel.  The
-disk key also covers the te_compat sources (:mod:`te_compat.build.cache`).  Whatever device_target says, the
-kernel runs on the simulated Ascend device (there is no other way to run TBE code), and ``npusim.sim.profile()``
-records the launch.  The kernel's outputs are matched to the Custom outputs in order, by element count (ops
-flatten or reshape inside) and dtype (int8/uint8 is accepted for a declared bool output).
+dtypes, output shapes and dtypes, attributes, the whole target: chip, overflow mode, core limit); a relaunch only
+runs the kernel.  The disk key also covers the compiler fingerprint: every source file of te_compat and npusim
+(ISA semantics, rounding, chip YAMLs ...) and the Python/numpy/TVM versions (:mod:`te_compat.build.cache`), held
+by the runtime.  A signature not in memory is looked up on disk first (what a new process finds).  Whatever
+device_target says, the kernel runs on the simulated Ascend device (there is no other way to run TBE code), and
+``npusim.sim.profile()`` records the launch.  The kernel's outputs are matched to the Custom outputs in order, by
+element count (ops flatten or reshape inside) and dtype (int8/uint8 is accepted for a declared bool output).
 """
 from __future__ import annotations
 
-import contextlib
 import inspect
 import re
-import sys
 from math import prod
 from pathlib import Path
 
 import numpy as np
 
 from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
-from npusim.custom.backends.tbe_key import source_digest
+from npusim.custom.backends.tbe_key import ROOTS_RESOURCE, source_digest, system_roots
 from npusim.errors import OpTypeError, TbeBuildError, TbeLaunchError
 
-_MEMORY_LIMIT = 256
-_BUILT: dict = {}  # explicit in-memory cache: call signature key → te_compat.build.BuiltKernel
+#: the runtime cache of built kernels (call signature key → te_compat.build.BuiltKernel) and its size
+BUILT_CACHE, BUILT_ENTRIES = "tbe.built", 256
 _BYTE_DTYPES = ("bool", "int8", "uint8")
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_]")
 _NAME_PREFIX_CHARS = 150
 
 
-def clear_memory_cache() -> None:
-    """Forget every kernel built in this process (the on-disk cache stays)."""
-    _BUILT.clear()
+def clear_memory_cache(runtime=None) -> None:
+    """Forget every kernel built in ``runtime``'s store (None: the current runtime's; the on-disk cache stays)."""
+    from npusim.custom.backends.base import given_runtime
+    given_runtime(runtime).cache(BUILT_CACHE, BUILT_ENTRIES).clear()
 
 
 #: the format MindSpore's TBE json writes for a DefaultFormat tensor (format and ori_format alike, whatever the rank)
@@ -59,18 +65,17 @@ def tensor_dict(shape, dtype: str) -> dict:
             "ori_format": DEFAULT_FORMAT}
 
 
-@contextlib.contextmanager
-def _compat_layer():
-    """The alias layer installed while the impl function runs (restored to its previous state afterwards)."""
-    loaded = sys.modules.get("npusim.compat.aliases")
-    was_installed = loaded is not None and loaded.installed()
-    from npusim.compat import aliases
-    aliases.install()
-    try:
-        yield
-    finally:
-        if not was_installed:
-            aliases.uninstall()
+#: top-level names npusim's compatibility layer serves (named in the hint of a build that failed to import one)
+_COMPAT_NAMES = ("mindspore", "te", "tbe", "topi", "impl")
+
+
+def _impl_error_hint(exc: BaseException) -> str:
+    """A hint for an impl that failed importing a compatibility-layer name (empty for any other failure)."""
+    missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if not missing or missing.partition(".")[0] not in _COMPAT_NAMES:
+        return ""
+    return (f" ('{missing.partition('.')[0]}' is served by npusim's compatibility layer: switch it on with "
+            f"`import npusim.compat`, `npusim run SCRIPT` or pytest --npusim-compat)")
 
 
 def _pick_json(directory: Path, kernel_name: str):
@@ -86,33 +91,33 @@ class TbeBackend(Backend):
     """Backend of func_type "tbe" (see the module docstring)."""
 
     can_infer = False
+    needs_runtime = True
 
-    def __init__(self, desc: OpDesc):
-        super().__init__(desc)
+    def __init__(self, desc: OpDesc, runtime=None):
+        super().__init__(desc, runtime)
         if not callable(desc.func):
             raise OpTypeError(f"For 'Custom', the 'func' of func_type 'tbe' must be a function, but got "
                               f"{type(desc.func).__name__}")
-        self.source_digest = source_digest(desc.func)
+        self.source_digest = source_digest(desc.func, self.runtime.resource(ROOTS_RESOURCE, system_roots))
         self.impl_calls = 0  # how many times the impl function ran (builds), for tests and diagnostics
 
     # ---- per call ----------------------------------------------------------------------------------------------
     def launch(self, inputs: list[np.ndarray], attrs: CallAttrs, out_shapes: list[tuple],
-               out_dtypes: list[str]) -> list[np.ndarray]:
-        """Build (once per signature) and run the kernel; one array per Custom output."""
-        from npusim.sim import current_chip
+               out_dtypes: list[str], runtime=None) -> list[np.ndarray]:
+        """Build (once per signature and target) and run the kernel on ``runtime``'s device; one array per Custom
+        output."""
+        runtime = runtime or self.runtime
         arrays = [np.asarray(a) for a in inputs]
         arrays = [a.view(np.int8) if a.dtype == np.bool_ else a for a in arrays]
-        chip = current_chip()  # its overflow mode too: constants fold with the chip's saturation
+        # the whole target: its overflow mode too (constants fold with the chip's saturation), and the core limit
         key = (self.source_digest, tuple((a.shape, a.dtype.name) for a in arrays),
                tuple(tuple(int(d) for d in s) for s in out_shapes), tuple(out_dtypes), attrs.names,
-               repr(attrs.values), chip.name, chip.overflow_mode)
-        built = _BUILT.get(key)
+               repr(attrs.values), runtime.target.key)
+        cache = runtime.cache(BUILT_CACHE, BUILT_ENTRIES)
+        built = cache.get(key)
         if built is None:
-            built = self._obtain(key, arrays, attrs, out_shapes, out_dtypes)
-            if len(_BUILT) >= _MEMORY_LIMIT:
-                _BUILT.clear()
-            _BUILT[key] = built
-        results = built.run(*self._fit_inputs(built, arrays))
+            built = cache.put(key, self._obtain(key, arrays, attrs, out_shapes, out_dtypes, runtime))
+        results = built.run(*self._fit_inputs(built, arrays), runtime=runtime)
         return self._match_outputs(built, results, out_shapes, out_dtypes)
 
     def kernel_name(self, digest: str) -> str:
@@ -121,9 +126,11 @@ class TbeBackend(Backend):
         return f"{base}_{digest[:16]}"
 
     # ---- building ----------------------------------------------------------------------------------------------
-    def _obtain(self, key, arrays, attrs: CallAttrs, out_shapes, out_dtypes):
-        from te_compat.build import cache, load_built
-        digest = cache.key_digest(repr(key))
+    def _obtain(self, key, arrays, attrs: CallAttrs, out_shapes, out_dtypes, runtime):
+        """The kernel of ``key``: from the disk cache when a previous build (any process) published it, else built
+        by the impl into a new entry and handed over as the object the build lowered."""
+        from te_compat.build import BuiltKernel, cache, load_built
+        digest = cache.key_digest(repr(key), cache.compiler_fingerprint(runtime))
         kernel_name = self.kernel_name(digest)
         found = _pick_json(cache.entry_meta_dir(digest), kernel_name)
         if found is not None:
@@ -131,32 +138,33 @@ class TbeBackend(Backend):
                 return load_built(found)
             except TbeLaunchError:
                 pass  # a corrupt or stale disk entry: build it again below, which replaces it
-        with cache.staging(digest) as stage_dir:
-            self._build_into(stage_dir, kernel_name, arrays, attrs, out_shapes, out_dtypes)
-        found = _pick_json(cache.entry_meta_dir(digest), kernel_name)
-        if found is None:
-            raise TbeBuildError(f"Custom op '{self.desc.name}' (func_type='tbe'): kernel '{kernel_name}' vanished "
-                                f"from the cache entry {cache.entry_meta_dir(digest)} right after it was built")
-        return load_built(found)
+        with cache.staging(digest) as stage_dir, runtime.activate():  # the impl's DSL calls build for its target
+            result = self._build_into(stage_dir, kernel_name, arrays, attrs, out_shapes, out_dtypes)
+        return BuiltKernel.from_result(result, cache.entry_meta_dir(digest))  # the files now sit in the entry
 
     def _build_into(self, stage_dir: Path, kernel_name: str, arrays, attrs: CallAttrs, out_shapes, out_dtypes):
-        from te_compat.build import kernel_meta_override
+        """Call the impl with its kernel_meta redirected to ``stage_dir``; returns the BuildResult of the kernel it
+        built (named ``kernel_name``, or the only one it built), collected as an object, not read back."""
+        from te_compat.build import collect_builds, kernel_meta_override
         args = [tensor_dict(a.shape, a.dtype.name) for a in arrays]
         args += [tensor_dict(s, d) for s, d in zip(out_shapes, out_dtypes)]
         args += list(attrs.values)
         what = f"Custom op '{self.desc.name}' (func_type='tbe'), kernel '{kernel_name}'"
-        with kernel_meta_override(stage_dir), _compat_layer():
+        with kernel_meta_override(stage_dir), collect_builds() as builds:
             try:
                 self.impl_calls += 1
                 self._call_impl(args, kernel_name)
             except Exception as exc:
-                raise TbeBuildError(f"{what}: the impl function raised {type(exc).__name__}: {exc}") from exc
-        if _pick_json(stage_dir, kernel_name) is None:
-            built = sorted(p.stem for p in stage_dir.glob("*.json"))
+                raise TbeBuildError(f"{what}: the impl function raised {type(exc).__name__}: {exc}"
+                                    f"{_impl_error_hint(exc)}") from exc
+        result = builds.pick(kernel_name, stage_dir)
+        if result is None:
+            built = builds.names(stage_dir)
             cause = (f"it built {len(built)} kernels ({', '.join(built)}) and none is named '{kernel_name}'"
                      if built else "it built nothing (it must call cce_build_code / tbe.dsl.build with "
                                    "config name=kernel_name)")
             raise TbeBuildError(f"{what}: {cause}")
+        return result
 
     def _call_impl(self, args: list, kernel_name: str) -> None:
         """Call the impl inside a static OpContext, as CANN's compiler does (``tbe_context.get_context()`` works)."""

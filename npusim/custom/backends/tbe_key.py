@@ -30,9 +30,12 @@ _MAX_DEPTH = 4
 _MAX_MODULES = 64
 
 
-@functools.lru_cache(maxsize=1)
-def _system_roots() -> tuple[str, ...]:
-    """Directories whose modules are not the user's (fixed for the process: computed once, ~1 ms)."""
+#: the runtime resource holding :func:`system_roots` (fixed for a process; computing it takes ~1 ms)
+ROOTS_RESOURCE = "custom.system_roots"
+
+
+def system_roots() -> tuple[str, ...]:
+    """Directories whose modules are not the user's (the Python installation, npusim's own packages)."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         path = sysconfig.get_paths().get(key)
@@ -135,9 +138,10 @@ def _modules_reached(namespace: dict) -> list[types.ModuleType]:
     return found
 
 
-def user_module_files(func) -> list[str]:
-    """Source files of the user modules reachable, transitively, from ``func``'s globals."""
-    roots = _system_roots()
+def user_module_files(func, roots: tuple = None) -> list[str]:
+    """Source files of the user modules reachable, transitively, from ``func``'s globals (``roots``: the
+    :func:`system_roots`, computed when not given)."""
+    roots = system_roots() if roots is None else roots
     start = getattr(inspect.unwrap(func), "__globals__", {}) or {}
     files, seen, queue = [], set(), [start]
     while queue and len(seen) < _MAX_MODULES:
@@ -159,8 +163,9 @@ def _own_file(func) -> str | None:
         return None
 
 
-def source_digest(func) -> str:
-    """sha256 over everything of ``func`` that a kernel build can depend on (see the module docstring)."""
+def source_digest(func, roots: tuple = None) -> str:
+    """sha256 over everything of ``func`` that a kernel build can depend on (see the module docstring);
+    ``roots``: the :func:`system_roots` (computed when not given)."""
     bound = ""
     while isinstance(func, (functools.partial, types.MethodType)):  # the values bound around the function count
         if isinstance(func, functools.partial):
@@ -175,7 +180,7 @@ def source_digest(func) -> str:
     digest.update(_function_text(target, 0).encode())
     own = _own_file(target)
     own_files = {os.path.realpath(own)} if own and os.path.isfile(own) else set()  # the same spelling as modules'
-    for path in sorted(set(user_module_files(target)) | own_files):
+    for path in sorted(set(user_module_files(target, roots)) | own_files):
         digest.update(os.path.basename(path).encode())  # content, not location: a moved project keeps its cache
         digest.update(Path(path).read_bytes())
     return digest.hexdigest()

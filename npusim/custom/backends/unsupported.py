@@ -6,8 +6,7 @@ from npusim.errors import UnsupportedError
 class _Unsupported(Backend):
     reason = ""
 
-    def __init__(self, desc):
-        super().__init__(desc)
+    def __init__(self, desc, runtime=None):
         raise UnsupportedError(f"Custom op '{desc.name}': func_type={desc.func_type!r} is not supported yet by "
                                f"npusim ({self.reason})")
 

@@ -7,7 +7,7 @@ from npusim.ms.ops.op_info_register import (  # noqa: F401  (op_info_register: t
     op_info_register, CustomRegOp, DataType, custom_info_register, TBERegOp, AiCPURegOp, AkgGpuRegOp, AkgAscendRegOp, AkgCpuRegOp,
 )
 from npusim.frontend.grad import GradOperation  # noqa: F401
-from npusim.frontend.primitive import Primitive, PrimitiveWithInfer, PrimitiveWithCheck  # noqa: F401
+from npusim.custom.user_primitive import Primitive, PrimitiveWithInfer, PrimitiveWithCheck  # noqa: F401
 from npusim.ms.ops.builder import CustomOpBuilder  # noqa: F401
 from npusim.ms.ops.primitive_helpers import prim_attr_register, constexpr  # noqa: F401
 

@@ -16,7 +16,7 @@ from npusim.sim.checks import check_dtype
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.isa.context import CompileContext
-from npusim.sim.isa.plans import check_overlap, mask_lanes, strided_plan
+from npusim.sim.isa.plans import check_overlap
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import (VectorShape, _compile_scalar, check_static_access, lanes_for, locate, same_dtype,
                                    vector_operands)
@@ -61,14 +61,16 @@ def compile_vcmp(instr, spec, kc: CompileContext) -> CompiledInstr:
     site = kc.site
     srcs, dtype = _compile_sources(kc, instr, "vcmp")
     cmp = _cmp_op(kc, instr)
-    lanes = lanes_for(srcs)
+    lanes = lanes_for(kc.chip, srcs)
     names = {"src0": ("src0_blk_stride", 0), "src1": ("src1_blk_stride", 0)}
     shape = VectorShape(kc, instr, srcs, lanes, names, repeat=1)
     index = site.instr_index
+    mask_lanes = kc.plans.mask_lanes
+    align = kc.chip.block_bytes
 
     def run(ctx):
         _, plans = shape.plans(ctx.env)
-        located = [locate(ctx, site, op, op.base, plan) for op, plan in zip(srcs, plans)]
+        located = [locate(ctx, site, op, op.base, plan, align) for op, plan in zip(srcs, plans)]
         values = [plan.read(view, base) for (view, base), plan in zip(located, plans)]
         bits = np.zeros(lanes, dtype=bool)
         bits[mask_lanes(shape.mask.value if isinstance(shape.mask, Const) else shape.mask(ctx.env), lanes)] = \
@@ -86,18 +88,20 @@ def compile_vcmpv(instr, spec, kc: CompileContext) -> CompiledInstr:
     cmp = _cmp_op(kc, instr)
     dst = kc.as_bytes(kc.tensor("dst", instr.arg("dst"), ("UB",)))
     kc.check_static_alignment(dst)
-    lanes = lanes_for(srcs)
+    lanes = lanes_for(kc.chip, srcs)
     shape = VectorShape(kc, instr, srcs, lanes, mask=lanes)
     if shape.static_plans is not None:
         check_static_access(kc, srcs, shape.static_plans[1])
     index = site.instr_index
     nbytes = lanes // 8
+    strided_plan = kc.plans.strided
+    align = kc.chip.block_bytes
 
     def run(ctx):
         repeat, plans = shape.plans(ctx.env)
         dst_plan = strided_plan(repeat, nbytes, nbytes)
-        dst_view, dst_base = locate(ctx, site, dst, dst.base, dst_plan)
-        located = [locate(ctx, site, op, op.base, plan) for op, plan in zip(srcs, plans)]
+        dst_view, dst_base = locate(ctx, site, dst, dst.base, dst_plan, align)
+        located = [locate(ctx, site, op, op.base, plan, align) for op, plan in zip(srcs, plans)]
         for op, (_, base), plan in zip(srcs, located, plans):
             check_overlap(site, dst, dst_base, dst_plan, op, base, plan, elementwise=False)
         values = [plan.read(view, base) for (view, base), plan in zip(located, plans)]
@@ -128,7 +132,7 @@ def compile_vsel(instr, spec, kc: CompileContext) -> CompiledInstr:
     check_dtype(site, kc.chip, "vsel", dtype)
     for op in tensors:
         kc.check_static_alignment(op)
-    lanes = lanes_for(tensors)
+    lanes = lanes_for(kc.chip, tensors)
     shape = VectorShape(kc, instr, tensors, lanes)
     if shape.static_plans is not None:
         check_static_access(kc, tensors, shape.static_plans[1])
@@ -136,10 +140,12 @@ def compile_vsel(instr, spec, kc: CompileContext) -> CompiledInstr:
     src1_scalar = _compile_scalar(kc, _Src1AsScalar(instr), npdt) if scalar_src1 else None
     sel = _compile_sel(kc, instr, mode)
     index = site.instr_index
+    mask_lanes = kc.plans.mask_lanes
+    align = kc.chip.block_bytes
 
     def run(ctx):
         repeat, plans = shape.plans(ctx.env)
-        located = [locate(ctx, site, op, op.base, plan) for op, plan in zip(tensors, plans)]
+        located = [locate(ctx, site, op, op.base, plan, align) for op, plan in zip(tensors, plans)]
         for op, (_, base), plan in zip(tensors[1:], located[1:], plans[1:]):
             check_overlap(site, dst, located[0][1], plans[0], op, base, plan, elementwise=True)
         values = [plan.read(view, base) for (view, base), plan in zip(located[1:], plans[1:])]
@@ -178,11 +184,12 @@ def _compile_sel(kc: CompileContext, instr, mode: int):
             return np.broadcast_to(ctx.cmpmask[:lanes], (repeat, lanes))
         return from_cmpmask
     sel = kc.as_bytes(kc.tensor("sel", sel_ref, ("UB",)))
+    strided_plan = kc.plans.strided
 
     def from_tensor(ctx, repeat, lanes):
         rows = 1 if mode == 0 else repeat
         plan = strided_plan(rows, lanes // 8, lanes // 8)
-        view, base = locate(ctx, site, sel, sel.base, plan, aligned=False)
+        view, base = locate(ctx, site, sel, sel.base, plan)
         bits = np.unpackbits(plan.read(view, base).reshape(rows, lanes // 8), axis=1, bitorder="little")
         return np.broadcast_to(bits.astype(bool), (repeat, lanes)) if mode == 0 else bits.astype(bool)
     return from_tensor

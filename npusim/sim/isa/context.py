@@ -41,9 +41,11 @@ class TensorOperand:
 class CompileContext:
     """Everything a family needs to compile one instruction of ``kernel`` for ``chip``."""
 
-    def __init__(self, kernel: Kernel, chip, slots: SlotMap, view_keys: set, uses: dict):
+    def __init__(self, kernel: Kernel, chip, slots: SlotMap, view_keys: set, uses: dict, caches):
         self.kernel = kernel
         self.chip = chip
+        self.caches = caches  # the runtime's SimCaches: plans and tvm_call programs
+        self.plans = caches.plans
         self.slots = slots
         self.view_keys = view_keys
         self.uses = uses  # scope -> highest byte touched by declared buffers that instructions reference
@@ -111,9 +113,11 @@ class CompileContext:
         self.view_keys.add(key)
         return TensorOperand(role, param.name, GM, dtype, itemsize(dtype), key, self.expr(ref.offset), 0, None)
 
-    def check_static_alignment(self, op: TensorOperand, align: int = 32) -> None:
-        """Check a local operand's alignment now when its start is a constant."""
+    def check_static_alignment(self, op: TensorOperand, align: Optional[int] = None) -> None:
+        """Check a local operand's alignment (``align`` bytes; None: the chip's block) now when its start is a
+        constant."""
         if not op.is_gm and isinstance(op.base, Const):
+            align = self.chip.block_bytes if align is None else align
             check_aligned(self.site, op.role, op.base.value * op.isz, align)
 
     def as_bytes(self, op: TensorOperand) -> TensorOperand:

@@ -63,18 +63,19 @@ def compile_vconv(instr, spec, kc: CompileContext) -> CompiledInstr:
     check_dtype(site, kc.chip, "vconv", key)
     for op in (dst, src):
         kc.check_static_alignment(op)
-    shape = VectorShape(kc, instr, (dst, src), lanes_for((dst, src)))
+    shape = VectorShape(kc, instr, (dst, src), lanes_for(kc.chip, (dst, src)))
     if shape.static_plans is not None:
         check_static_access(kc, (dst, src), shape.static_plans[1])
         check_static_overlap(kc, dst, (src,), shape.static_plans[1])
     src_dt, dst_dt = np_dtype(src.dtype), np_dtype(dst.dtype)
     semantics = saturating(spec.semantics, kc.chip, dst_dt)
     index = site.instr_index
+    align = kc.chip.block_bytes
 
     def run(ctx):
         repeat, (dst_plan, src_plan) = shape.plans(ctx.env)
-        dst_view, dst_base = locate(ctx, site, dst, dst.base, dst_plan)
-        src_view, src_base = locate(ctx, site, src, src.base, src_plan)
+        dst_view, dst_base = locate(ctx, site, dst, dst.base, dst_plan, align)
+        src_view, src_base = locate(ctx, site, src, src.base, src_plan, align)
         check_overlap(site, dst, dst_base, dst_plan, src, src_base, src_plan, elementwise=True)
         values = src_plan.read(src_view, src_base)
         dst_plan.write(dst_view, dst_base, semantics(values, src_dt, dst_dt, mode, deqscale))

@@ -1,12 +1,14 @@
 """``mmad``: the cube's matrix multiply-accumulate, C (L0C) [+]= A (L0A) x B (L0B).
 
-Layouts (CANN's Mmad docs): A is zZ, fractals of 16 x K0 (K0 = 32 bytes / itemsize) stored row-major inside and
-row-major between: ``[M1, K1, 16, K0]``; B is nZ, fractals of K0 x 16 stored column-major inside, row-major
-between: ``[K1, N1, 16, K0]``; C is zN, fractals of 16 x 16 row-major inside, column-major between:
-``[N1, M1, 16, 16]``.  Only the first ``matrix_k`` of the K1*K0 reduction columns take part (padding is ignored);
-whole 16x16 C fractals are written.  Products accumulate in float32 (fp16 inputs) or int32 (8-bit inputs).
-``is_bias`` true adds into C's old contents.  Alignment: A and B 512 bytes, C 256 elements.  Float C follows the
-chip's overflow mode (saturation: inf -> +-max, NaN -> 0; inf_nan: IEEE).
+Layouts (CANN's Mmad docs), with the chip's fractal edges FM = ``cube_m``, FN = ``cube_n`` (16 on every modelled
+chip) and K0 = one block of elements (``block_bytes / itemsize``: 16 fp16, 32 int8): A is zZ, fractals of FM x K0
+stored row-major inside and row-major between: ``[M1, K1, FM, K0]``; B is nZ, fractals of K0 x FN stored
+column-major inside, row-major between: ``[K1, N1, FN, K0]``; C is zN, fractals of FM x FN row-major inside,
+column-major between: ``[N1, M1, FM, FN]``.  Only the first ``matrix_k`` of the K1*K0 reduction columns take part
+(padding is ignored); whole C fractals are written.  Products accumulate in float32 (fp16 inputs) or int32 (8-bit
+inputs).  ``is_bias`` true adds into C's old contents.  Alignment: A and B one fractal (FM or FN blocks: 512 bytes),
+C one fractal of elements (FM x FN = 256).  Float C follows the chip's overflow mode (saturation: inf -> +-max,
+NaN -> 0; inf_nan: IEEE).
 """
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from npusim.errors.sim import InvalidOperandError
 from npusim.sim.checks import check_dtype, check_int_range
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
+from npusim.sim.geometry import MMAD_DIM_MAX
 from npusim.sim.isa.context import CompileContext
-from npusim.sim.isa.plans import strided_plan
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import compile_checked, locate
@@ -28,7 +30,6 @@ OPERANDS = (OperandSpec("dst_fm", "tensor"), OperandSpec("src_fm", "tensor"), Op
 _KEYS = {("float16", "float16", "float32"): "f162f32", ("float16", "float16", "float16"): "f162f16",
          ("int8", "int8", "int32"): "s8", ("uint8", "uint8", "int32"): "u8", ("uint8", "uint8", "uint32"): "u8",
          ("uint8", "int8", "int32"): "u8s8"}
-FRACTAL = 16
 
 
 def mmad_key(a: str, b: str, c: str):
@@ -36,13 +37,16 @@ def mmad_key(a: str, b: str, c: str):
     return _KEYS.get((a, b, c))
 
 
-def _semantics(a, b, c_old, m1, k1, n1, k0, k, accumulate, out_dt):
-    """C fractals [N1, M1, 16, 16] from A [M1, K1, 16, K0] and B [K1, N1, 16, K0] (flat inputs)."""
+def _semantics(a, b, c_old, fractal, blocks, k, accumulate, out_dt):
+    """C fractals [N1, M1, FM, FN] from A [M1, K1, FM, K0] and B [K1, N1, FN, K0] (flat inputs); ``fractal`` is
+    (FM, FN), ``blocks`` (M1, K1, N1, K0)."""
+    fm, fn = fractal
+    m1, k1, n1, k0 = blocks
     acc = np.float32 if out_dt.kind == "f" else np.int64
-    a2 = a.reshape(m1, k1, FRACTAL, k0).transpose(0, 2, 1, 3).reshape(m1 * FRACTAL, k1 * k0)[:, :k]
-    b2 = b.reshape(k1, n1, FRACTAL, k0).transpose(0, 3, 1, 2).reshape(k1 * k0, n1 * FRACTAL)[:k, :]
+    a2 = a.reshape(m1, k1, fm, k0).transpose(0, 2, 1, 3).reshape(m1 * fm, k1 * k0)[:, :k]
+    b2 = b.reshape(k1, n1, fn, k0).transpose(0, 3, 1, 2).reshape(k1 * k0, n1 * fn)[:k, :]
     c = np.matmul(a2.astype(acc), b2.astype(acc))
-    c_frac = c.reshape(m1, FRACTAL, n1, FRACTAL).transpose(2, 0, 1, 3).reshape(-1)
+    c_frac = c.reshape(m1, fm, n1, fn).transpose(2, 0, 1, 3).reshape(-1)
     if accumulate:
         c_frac = c_frac + c_old.astype(acc)
     if out_dt.kind == "f":
@@ -60,32 +64,34 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
     if key is None:
         raise kc.fail(InvalidOperandError, f"mmad has no {a.dtype} x {b.dtype} -> {dst.dtype} form")
     check_dtype(site, kc.chip, "mmad", key)
-    kc.check_static_alignment(a, 512)
-    kc.check_static_alignment(b, 512)
-    kc.check_static_alignment(dst, 256 * dst.isz)
+    fm, fn, block = kc.chip.cube_m, kc.chip.cube_n, kc.chip.block_bytes
+    kc.check_static_alignment(a, fm * block)       # one A fractal: FM rows of one block
+    kc.check_static_alignment(b, fn * block)       # one B fractal: FN columns of one block
+    kc.check_static_alignment(dst, fm * fn * dst.isz)
     dims = [compile_checked(kc, instr.arg(n), _dim_check(site, n)) for n in ("matrix_m", "matrix_k", "matrix_n")]
     bias = kc.expr(instr.arg("is_bias", False))
     if not isinstance(bias, Const):
         raise kc.fail(InvalidOperandError, "is_bias must be a constant")
     accumulate = bool(bias.value)
-    k0 = 32 // a.isz
+    k0 = kc.chip.block_elems(a.isz)
     out_dt = np_dtype(dst.dtype)
     semantics = saturating(spec.semantics, kc.chip, out_dt)
     index = site.instr_index
+    strided_plan = kc.plans.strided
 
     def run(ctx):
         m, k, n = (d.value if isinstance(d, Const) else d(ctx.env) for d in dims)
-        m1, k1, n1 = -(-m // FRACTAL), -(-k // k0), -(-n // FRACTAL)
-        a_plan = strided_plan(1, m1 * k1 * FRACTAL * k0, 0)
-        b_plan = strided_plan(1, k1 * n1 * FRACTAL * k0, 0)
-        c_plan = strided_plan(1, n1 * m1 * FRACTAL * FRACTAL, 0)
-        a_view, a_base = locate(ctx, site, a, a.base, a_plan, aligned=False)
-        b_view, b_base = locate(ctx, site, b, b.base, b_plan, aligned=False)
-        c_view, c_base = locate(ctx, site, dst, dst.base, c_plan, aligned=False)
+        m1, k1, n1 = -(-m // fm), -(-k // k0), -(-n // fn)
+        a_plan = strided_plan(1, m1 * k1 * fm * k0, 0)
+        b_plan = strided_plan(1, k1 * n1 * fn * k0, 0)
+        c_plan = strided_plan(1, n1 * m1 * fm * fn, 0)
+        a_view, a_base = locate(ctx, site, a, a.base, a_plan)
+        b_view, b_base = locate(ctx, site, b, b.base, b_plan)
+        c_view, c_base = locate(ctx, site, dst, dst.base, c_plan)
         if m and k and n:
             old = c_plan.read(c_view, c_base) if accumulate else None
             c_plan.write(c_view, c_base, semantics(a_plan.read(a_view, a_base), b_plan.read(b_view, b_base),
-                                                   old, m1, k1, n1, k0, k, accumulate, out_dt))
+                                                   old, (fm, fn), (m1, k1, n1, k0), k, accumulate, out_dt))
         ctx.append((index, (m, k, n)))
 
     static = InstrStatic(index, spec.opcode, "M", spec.cost_kind, spec.cost_key, a.dtype, text=site.text)
@@ -93,10 +99,10 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
 
 
 def _dim_check(site, name: str):
-    return lambda value: check_int_range(site, name, value, 0, 4095)
+    return lambda value: check_int_range(site, name, value, 0, MMAD_DIM_MAX)
 
 
 ROWS = (
     InstrSpec("mmad", "cube", OPERANDS, compile_mmad, _semantics, "cube", "mmad",
-              "C[N1,M1,16,16] (+)= A[M1,K1,16,K0] x B[K1,N1,16,K0] (zZ x nZ -> zN fractals)"),
+              "C[N1,M1,FM,FN] (+)= A[M1,K1,FM,K0] x B[K1,N1,FN,K0] (zZ x nZ -> zN fractals, FM = FN = 16)"),
 )

@@ -17,8 +17,9 @@ from npusim.errors.sim import InvalidOperandError
 from npusim.sim.checks import check_dtype
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
+from npusim.sim.geometry import REDUCE_STRIDE_MAX
 from npusim.sim.isa.context import CompileContext
-from npusim.sim.isa.plans import check_overlap, mask_lanes, strided_plan
+from npusim.sim.isa.plans import check_overlap
 from npusim.sim.isa.saturate import saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import (VectorShape, check_static_access, compile_elementwise, compile_stride, lanes_for,
@@ -30,7 +31,6 @@ DUP_OPERANDS = (OperandSpec("mask", "mask"), OperandSpec("dst", "tensor"), Opera
 REDUCE_OPERANDS = (OperandSpec("mask", "mask"), OperandSpec("dst", "tensor"), OperandSpec("src", "tensor"),
                    OperandSpec("repeat_times", "int"), OperandSpec("dst_rep_stride", "int", 1),
                    OperandSpec("src_blk_stride", "int", 1), OperandSpec("src_rep_stride", "int", 8))
-REDUCE_STRIDE_MAX = 65535
 
 
 def _dup(inputs, scalar, npdt):
@@ -74,7 +74,7 @@ def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) ->
     check_dtype(site, kc.chip, spec.opcode, dtype)
     kc.check_static_alignment(src)
     kc.check_static_alignment(dst, align=dst.isz)
-    lanes = lanes_for((src,))
+    lanes = lanes_for(kc.chip, (src,))
     shape = VectorShape(kc, instr, (src,), lanes, {"src": ("src_blk_stride", "src_rep_stride")},
                         stride_high=REDUCE_STRIDE_MAX)
     dst_stride = compile_stride(kc, instr, "dst_rep_stride", REDUCE_STRIDE_MAX)
@@ -83,14 +83,16 @@ def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) ->
     npdt = np_dtype(dtype)
     fill_value = npdt.type(fill(npdt))
     fix = saturator_for(kc.chip, npdt)
+    strided_plan, mask_lanes = kc.plans.strided, kc.plans.mask_lanes
     index = site.instr_index
+    align = kc.chip.block_bytes
 
     def run(ctx):
         repeat, (src_plan,) = shape.plans(ctx.env)
         stride = dst_stride.value if isinstance(dst_stride, Const) else dst_stride(ctx.env)
         dst_plan = strided_plan(repeat, per_repeat, stride * per_repeat)
-        dst_view, dst_base = locate(ctx, site, dst, dst.base, dst_plan, aligned=False)
-        src_view, src_base = locate(ctx, site, src, src.base, src_plan)
+        dst_view, dst_base = locate(ctx, site, dst, dst.base, dst_plan)
+        src_view, src_base = locate(ctx, site, src, src.base, src_plan, align)
         check_overlap(site, dst, dst_base, dst_plan, src, src_base, src_plan, elementwise=False)
         active = mask_lanes(shape.mask.value if isinstance(shape.mask, Const) else shape.mask(ctx.env), lanes)
         grid = np.full((repeat, lanes), fill_value, dtype=npdt)

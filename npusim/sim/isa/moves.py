@@ -1,10 +1,12 @@
-"""``data_move``: ``nburst`` bursts of ``burst`` x 32 bytes, with gaps (tail to next head) in 32-byte units.
+"""``data_move``: ``nburst`` bursts of ``burst`` blocks (the chip's block, 32 bytes on every modelled chip), with
+gaps (tail to next head) in blocks.
 
 Paths and the pipe that runs each come from the chip (GM->UB on MTE2, UB->GM on MTE3, L1->L0A on MTE1 ...).
-Checks (TIK's): nburst in [1, 4095], burst in [1, 65535], gaps in [0, 65535], sid in [0, 15], equal dtypes,
-a path the chip has, local addresses 32-byte aligned (GM: element-aligned), every byte inside its buffer (GM:
-inside the parameter's extent rounded up to 32 bytes).  Gaps are ignored when nburst == 1.  The copy is one
-slice assignment, or one strided 2-D assignment when there are gaps.  A move into GM while an atomic mode is set
+Checks (TIK's; the field widths are in :mod:`npusim.sim.geometry`): nburst in [1, 4095], burst in [1, 65535],
+gaps in [0, 65535], sid in [0, 15], equal dtypes, a path the chip has, local addresses block-aligned (GM:
+element-aligned), every byte inside its buffer (GM: inside the parameter's extent rounded up to whole blocks).
+Gaps are ignored when nburst == 1.  The copy is one slice assignment, or one strided 2-D assignment when there are
+gaps.  A move into GM while an atomic mode is set
 (:mod:`npusim.sim.isa.atomic`) combines with GM's elements instead of overwriting them; it costs what the plain
 move costs (the read-modify-write is assumed to run in the memory system at the path's rate).
 """
@@ -15,32 +17,35 @@ from numpy.lib.stride_tricks import as_strided
 from npusim.errors.sim import InvalidOperandError
 from npusim.sim.checks import check_access, check_aligned, check_int_range
 from npusim.sim.expr import Const
+from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, DATA_MOVE_NBURST_MAX, DATA_MOVE_SID_MAX
 from npusim.sim.isa.atomic import accumulate
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import compile_checked
 
-BURST_UNIT_BYTES = 32
 OPERANDS = (OperandSpec("dst", "tensor"), OperandSpec("src", "tensor"), OperandSpec("sid", "int", 0),
             OperandSpec("nburst", "int"), OperandSpec("burst", "int"), OperandSpec("src_stride", "int", 0),
             OperandSpec("dst_stride", "int", 0))
-_LIMITS = {"sid": 15, "nburst": 4095, "burst": 65535, "src_stride": 65535, "dst_stride": 65535}
+_LIMITS = {"sid": DATA_MOVE_SID_MAX, "nburst": DATA_MOVE_NBURST_MAX, "burst": DATA_MOVE_BURST_MAX,
+           "src_stride": DATA_MOVE_GAP_MAX, "dst_stride": DATA_MOVE_GAP_MAX}
 
 
-def _geometry(nburst: int, burst: int, src_gap: int, dst_gap: int) -> tuple:
-    """(burst_bytes, src_pitch_bytes, dst_pitch_bytes, contiguous) of a checked burst pattern."""
-    burst_bytes = burst * BURST_UNIT_BYTES
+def _geometry(unit_bytes: int, nburst: int, burst: int, src_gap: int, dst_gap: int) -> tuple:
+    """(burst_bytes, src_pitch_bytes, dst_pitch_bytes, contiguous) of a checked burst pattern in blocks of
+    ``unit_bytes``."""
+    burst_bytes = burst * unit_bytes
     if nburst == 1:
         return burst_bytes, burst_bytes, burst_bytes, True
-    return (burst_bytes, (burst + src_gap) * BURST_UNIT_BYTES, (burst + dst_gap) * BURST_UNIT_BYTES,
+    return (burst_bytes, (burst + src_gap) * unit_bytes, (burst + dst_gap) * unit_bytes,
             src_gap == 0 and dst_gap == 0)
 
 
-def _start(ctx, site, op, span: int) -> int:
-    """Byte start of a byte-view operand, checked for alignment (local) and for ``span`` bytes in bounds."""
+def _start(ctx, site, op, span: int, align: int) -> int:
+    """Byte start of a byte-view operand, checked for alignment to ``align`` bytes (local) and for ``span`` bytes
+    in bounds."""
     start = op.base.value if isinstance(op.base, Const) else op.base(ctx.env)
-    if not op.is_gm and start % 32:
-        check_aligned(site, op.role, start)
+    if not op.is_gm and start % align:
+        check_aligned(site, op.role, start, align)
     hi = op.hi if op.hi is not None else ctx.gm_hi[op.key]
     if start < op.lo or start + span > hi:
         check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, hi, "bytes")
@@ -65,6 +70,7 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
                                     _range_check(site, name)) for name in _LIMITS}
     static_geometry = all(isinstance(fields[n], Const) for n in ("nburst", "burst", "src_stride", "dst_stride"))
     index = site.instr_index
+    block = kc.chip.block_bytes
 
     def geometry(env):
         if static_geometry:
@@ -72,7 +78,7 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
         else:
             values = [f.value if isinstance(f, Const) else f(env)
                       for f in (fields["nburst"], fields["burst"], fields["src_stride"], fields["dst_stride"])]
-        return (values[0],) + _geometry(*values)
+        return (values[0],) + _geometry(block, *values)
 
     fixed = geometry(None) if static_geometry else None
     if fixed is not None:
@@ -82,8 +88,8 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
 
     def run(ctx):
         nburst, burst_bytes, src_pitch, dst_pitch, contiguous = fixed or geometry(ctx.env)
-        s0 = _start(ctx, site, src_b, (nburst - 1) * src_pitch + burst_bytes)
-        d0 = _start(ctx, site, dst_b, (nburst - 1) * dst_pitch + burst_bytes)
+        s0 = _start(ctx, site, src_b, (nburst - 1) * src_pitch + burst_bytes, block)
+        d0 = _start(ctx, site, dst_b, (nburst - 1) * dst_pitch + burst_bytes, block)
         src_view, dst_view = ctx.views[src_b.key], ctx.views[dst_b.key]
         if to_gm and ctx.atomic is not None:
             src_2d = as_strided(src_view[s0:], shape=(nburst, burst_bytes), strides=(src_pitch, 1), writeable=False)
@@ -119,5 +125,5 @@ def _range_check(site, name: str):
 
 ROWS = (
     InstrSpec("data_move", "move", OPERANDS, compile_data_move, None, "move", "data_move",
-              "copy nburst bursts of burst*32 bytes from src to dst, gaps src_stride/dst_stride (32 B units)"),
+              "copy nburst bursts of burst blocks (32 B) from src to dst, gaps src_stride/dst_stride in blocks"),
 )

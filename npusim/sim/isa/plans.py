@@ -1,6 +1,7 @@
 """Index plans of vector operands: which elements an instruction touches, computed once per operand pattern.
 
-Element address of lane ``l`` in repeat ``r`` for an operand of ``B = 32 / itemsize`` elements per block:
+Element address of lane ``l`` in repeat ``r`` for an operand of ``B = block_bytes / itemsize`` elements per block
+(the chip's block):
 ``start + r * rep_stride * B + (l // B) * blk_stride * B + l % B`` (TIK's formula, per operand).  A plan holds
 these relative indices for the active lanes of every repeat as one flat int64 array (repeat-major), whether they
 form one contiguous range (then a slice replaces fancy indexing), and, for destinations that hit an element more
@@ -8,16 +9,14 @@ than once, which write lands last (hardware runs repeats in order, so the last r
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from npusim.errors.sim import OverlapError
-
-BLOCK_BYTES = 32
-REPEAT_BYTES = 256
+from npusim.sim.geometry import MASK_WORD_BITS
+from npusim.util.cache import BoundedCache
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -25,13 +24,12 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-@functools.lru_cache(maxsize=1024)
-def mask_lanes(mask, lanes: int) -> np.ndarray:
+def make_mask_lanes(mask, lanes: int) -> np.ndarray:
     """Active lane numbers of a (checked) mask: an int count or a (mask_h, mask_l) pair."""
     if isinstance(mask, tuple):
         high, low = mask
-        bits = [lane for lane in range(min(lanes, 64)) if (low >> lane) & 1]
-        bits += [64 + lane for lane in range(max(0, lanes - 64)) if (high >> lane) & 1]
+        bits = [lane for lane in range(min(lanes, MASK_WORD_BITS)) if (low >> lane) & 1]
+        bits += [MASK_WORD_BITS + lane for lane in range(max(0, lanes - MASK_WORD_BITS)) if (high >> lane) & 1]
         return _frozen(np.array(bits, dtype=np.int64))
     return _frozen(np.arange(mask, dtype=np.int64))
 
@@ -99,21 +97,56 @@ def check_accumulating_dst(site, dst, plan: AccessPlan) -> None:
                                        f"reads {dst.role} data that an earlier repeat wrote")
 
 
-@functools.lru_cache(maxsize=8192)
-def vector_plan(mask, lanes: int, repeat: int, blk_stride: int, rep_stride: int, isz: int) -> AccessPlan:
-    """Plan of one vector operand (itemsize ``isz``) for a checked mask/repeat/stride combination."""
-    per_block = BLOCK_BYTES // isz
-    active = mask_lanes(mask, lanes)
+def make_vector_plan(mask, lanes: int, repeat: int, blk_stride: int, rep_stride: int, isz: int, block_bytes: int,
+                     active: np.ndarray = None) -> AccessPlan:
+    """Plan of one vector operand (itemsize ``isz``, strides in blocks of ``block_bytes``) for a checked
+    mask/repeat/stride combination (``active``: the mask's lanes when already known)."""
+    per_block = block_bytes // isz
+    active = make_mask_lanes(mask, lanes) if active is None else active
     lane_part = (active // per_block) * blk_stride * per_block + active % per_block
     rel = (np.arange(repeat, dtype=np.int64) * rep_stride * per_block)[:, None] + lane_part[None, :]
     return _make_plan(rel)
 
 
-@functools.lru_cache(maxsize=4096)
-def strided_plan(repeat: int, count: int, rep_stride_elems: int) -> AccessPlan:
+def make_strided_plan(repeat: int, count: int, rep_stride_elems: int) -> AccessPlan:
     """``count`` consecutive elements per repeat, repeats ``rep_stride_elems`` apart (reduction outputs, bits)."""
     rel = (np.arange(repeat, dtype=np.int64) * rep_stride_elems)[:, None] + np.arange(count, dtype=np.int64)[None, :]
     return _make_plan(rel)
+
+
+class PlanCache:
+    """Plans by their arguments, in bounded caches (one per plan kind); held by a runtime's simulator caches and
+    handed to instructions through their compile context (``kc.plans``)."""
+
+    def __init__(self, mask_entries: int = 1024, vector_entries: int = 8192, strided_entries: int = 4096):
+        self._masks = BoundedCache("sim.plans.masks", mask_entries)
+        self._vectors = BoundedCache("sim.plans.vector", vector_entries)
+        self._strided = BoundedCache("sim.plans.strided", strided_entries)
+
+    def mask_lanes(self, mask, lanes: int) -> np.ndarray:
+        """Active lane numbers of a (checked) mask (see :func:`make_mask_lanes`)."""
+        key = (mask, lanes)
+        found = self._masks.get(key)
+        return found if found is not None else self._masks.put(key, make_mask_lanes(mask, lanes))
+
+    def vector(self, mask, lanes: int, repeat: int, blk_stride: int, rep_stride: int, isz: int,
+               block_bytes: int) -> AccessPlan:
+        """Plan of one vector operand (see :func:`make_vector_plan`)."""
+        key = (mask, lanes, repeat, blk_stride, rep_stride, isz, block_bytes)
+        found = self._vectors.get(key)
+        if found is None:
+            found = self._vectors.put(key, make_vector_plan(mask, lanes, repeat, blk_stride, rep_stride, isz,
+                                                            block_bytes, self.mask_lanes(mask, lanes)))
+        return found
+
+    def strided(self, repeat: int, count: int, rep_stride_elems: int) -> AccessPlan:
+        """Plan of ``count`` consecutive elements per repeat (see :func:`make_strided_plan`)."""
+        key = (repeat, count, rep_stride_elems)
+        found = self._strided.get(key)
+        return found if found is not None else self._strided.put(key, make_strided_plan(*key))
+
+    def caches(self) -> tuple:
+        return (self._masks, self._vectors, self._strided)
 
 
 def _byte_plan(base: int, plan: AccessPlan, isz: int) -> np.ndarray:

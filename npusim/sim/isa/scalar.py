@@ -9,14 +9,14 @@ from npusim.errors.sim import InvalidOperandError
 from npusim.sim.dtypes import cast_scalar
 from npusim.sim.expr import evaluator
 from npusim.sim.isa.context import CompileContext
-from npusim.sim.isa.plans import strided_plan
+from npusim.sim.isa.plans import make_strided_plan
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import locate
 
 SSET_OPERANDS = (OperandSpec("dst", "name"), OperandSpec("value", "scalar"))
 SLOAD_OPERANDS = (OperandSpec("dst", "name"), OperandSpec("src", "tensor"))
 SSTORE_OPERANDS = (OperandSpec("dst", "tensor"), OperandSpec("value", "scalar"))
-_ONE = strided_plan(1, 1, 0)
+_ONE = make_strided_plan(1, 1, 0)  # one element: a constant plan, built once
 
 
 def _register(kc: CompileContext, name) -> tuple:
@@ -52,7 +52,7 @@ def compile_sload(instr, spec, kc: CompileContext) -> CompiledInstr:
     site, record = kc.site, (kc.site.instr_index, 1)
 
     def run(ctx):
-        view, base = locate(ctx, site, src, src.base, _ONE, aligned=False)
+        view, base = locate(ctx, site, src, src.base, _ONE)
         ctx.env[slot] = cast_scalar(view[base].item(), dtype)
         ctx.append(record)
 
@@ -66,7 +66,7 @@ def compile_sstore(instr, spec, kc: CompileContext) -> CompiledInstr:
     dtype = dst.dtype
 
     def run(ctx):
-        view, base = locate(ctx, site, dst, dst.base, _ONE, aligned=False)
+        view, base = locate(ctx, site, dst, dst.base, _ONE)
         view[base] = cast_scalar(value(ctx.env), dtype)
         ctx.append(record)
 

@@ -14,14 +14,12 @@ from npusim.sim.checks import (Site, check_access, check_aligned, check_dtype, c
                                check_mask_pair, check_repeat)
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const, evaluator
+from npusim.sim.geometry import VECTOR_STRIDE_MAX
 from npusim.sim.isa.context import CompileContext, TensorOperand
-from npusim.sim.isa.plans import REPEAT_BYTES, AccessPlan, check_accumulating_dst, check_overlap, vector_plan
+from npusim.sim.isa.plans import AccessPlan, check_accumulating_dst, check_overlap
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrStatic, OperandSpec
 from npusim.errors.sim import InvalidOperandError
-
-VECTOR_STRIDE_MAX = 255  # block and repeat strides are 8-bit fields of the v100 vector instructions
-MAX_LANES = 128  # the vector mask is 128 bits wide
 
 
 def vector_operands(tensors: tuple, extra_before: tuple = (), extra_after: tuple = ()) -> tuple:
@@ -60,7 +58,7 @@ def compile_repeat(kc: CompileContext, value):
     max_repeat = kc.chip.max_repeat
     site = kc.site
     compiled = kc.expr(value)
-    if isinstance(compiled, Const):  # immediates: [1, 255]; run-time values may be 0 (TIK)
+    if isinstance(compiled, Const):  # immediates: [1, max_repeat]; run-time values may be 0 (TIK)
         return Const(check_repeat(site, compiled.value, max_repeat))
     return lambda env: check_repeat(site, compiled(env), max_repeat, allow_zero=True)
 
@@ -84,14 +82,15 @@ def same_dtype(kc: CompileContext, tensors) -> str:
     return dtype
 
 
-def locate(ctx, site: Site, op: TensorOperand, base_fn, plan: AccessPlan, aligned: bool = True):
-    """Evaluate an operand's start, check alignment (local, run-time starts) and bounds; return (view, base)."""
+def locate(ctx, site: Site, op: TensorOperand, base_fn, plan: AccessPlan, align_bytes: int = 0):
+    """Evaluate an operand's start, check its alignment to ``align_bytes`` (local, run-time starts; 0: no check;
+    constant starts are checked at compile time) and bounds; return (view, base)."""
     if isinstance(base_fn, Const):
         base = base_fn.value
     else:
         base = base_fn(ctx.env)
-        if aligned and not op.is_gm and (base * op.isz) % 32:
-            check_aligned(site, op.role, base * op.isz)
+        if align_bytes and not op.is_gm and (base * op.isz) % align_bytes:
+            check_aligned(site, op.role, base * op.isz, align_bytes)
     if plan.size:
         hi = op.hi if op.hi is not None else ctx.gm_hi[op.key]
         first, last = base + plan.first, base + plan.last
@@ -126,6 +125,8 @@ class VectorShape:
     def __init__(self, kc: CompileContext, instr, tensors: tuple, lanes: int, stride_names: Optional[dict] = None,
                  mask=None, repeat=None, stride_high: int = VECTOR_STRIDE_MAX):
         self.lanes = lanes
+        self._vector_plan = kc.plans.vector
+        self._block_bytes = kc.chip.block_bytes
         self.mask = compile_mask(kc, instr.arg("mask") if mask is None else mask, lanes)
         self.repeat = compile_repeat(kc, instr.arg("repeat_times") if repeat is None else repeat)
         names = stride_names or {t.role: (f"{t.role}_blk_stride", f"{t.role}_rep_stride") for t in tensors}
@@ -142,7 +143,7 @@ class VectorShape:
 
     def plans_for(self, values) -> tuple:
         mask, repeat, strides = values
-        plans = tuple(vector_plan(mask, self.lanes, repeat, blk, rep, isz)
+        plans = tuple(self._vector_plan(mask, self.lanes, repeat, blk, rep, isz, self._block_bytes)
                       for (blk, rep), isz in zip(strides, self.sizes))
         return repeat, plans
 
@@ -153,9 +154,9 @@ class VectorShape:
         return self.plans_for(self._values(env))
 
 
-def lanes_for(tensors) -> int:
-    """Lanes per repeat: 256 bytes over the widest operand, at most 128 (the mask register's width)."""
-    return min(MAX_LANES, REPEAT_BYTES // max(t.isz for t in tensors))
+def lanes_for(chip, tensors) -> int:
+    """Lanes per repeat on ``chip``: its vector width over the widest operand, at most the mask register's width."""
+    return chip.lanes(max(t.isz for t in tensors))
 
 
 def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_reads: bool = False,
@@ -171,7 +172,7 @@ def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_rea
     check_dtype(site, kc.chip, spec.opcode, dtype)
     for op in tensors:
         kc.check_static_alignment(op)
-    shape = VectorShape(kc, instr, tensors, lanes_for(tensors))
+    shape = VectorShape(kc, instr, tensors, lanes_for(kc.chip, tensors))
     if shape.static_plans is not None:
         check_static_access(kc, tensors, shape.static_plans[1])
         check_static_overlap(kc, dst, sources, shape.static_plans[1])
@@ -182,10 +183,11 @@ def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_rea
     semantics = saturating(spec.semantics, kc.chip, npdt) if computes else spec.semantics
     index = site.instr_index
     bases = [op.base for op in tensors]
+    align = kc.chip.block_bytes
 
     def run(ctx):
         repeat, plans = shape.plans(ctx.env)
-        located = [locate(ctx, site, op, b, p) for op, b, p in zip(tensors, bases, plans)]
+        located = [locate(ctx, site, op, b, p, align) for op, b, p in zip(tensors, bases, plans)]
         dst_view, dst_base = located[0]
         for (view, base), op, plan in zip(located[1:], sources, plans[1:]):
             check_overlap(site, dst, dst_base, plans[0], op, base, plan, elementwise=True)

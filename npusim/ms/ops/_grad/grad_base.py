@@ -1,2 +1,2 @@
 """``mindspore.ops._grad.grad_base``: ``bprop_getters`` for user primitives."""
-from npusim.ms.ops.grad_registry import bprop_getters, bprops  # noqa: F401
+from npusim.custom.grad_registry import bprop_getters, bprops  # noqa: F401

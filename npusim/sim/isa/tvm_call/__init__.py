@@ -59,7 +59,7 @@ def compile_tvm_call(instr, spec, kc: CompileContext) -> CompiledInstr:
     site = Site(kc.kernel.name, kc.site.instr_index, short_text(text, args))
     kc.at(site)
     try:
-        program = load_program(text)
+        program = load_program(text, kc.caches.programs)
     except SimulatorError as exc:
         raise exc.locate(kernel=site.kernel, instr_index=site.instr_index, operands=site.text)
     if not isinstance(args, tuple) or len(args) != len(program.params):

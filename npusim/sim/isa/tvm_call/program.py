@@ -2,7 +2,7 @@
 
 :func:`load_program` parses the text (``tvm.script.from_source``), lowers it to flat loops, prices it
 (:mod:`.pricing`), inserts bounds guards (:mod:`.guards`) and compiles it with ``tvm.compile(target="llvm")``.
-Programs are cached in memory by the sha256 of their text (an explicit LRU of :data:`CACHE_SIZE` entries) and,
+Programs are cached in memory by the sha256 of their text (in the runtime's ``SimCaches.programs``) and,
 when the environment variable ``NPUSIM_CACHE_DIR`` names a directory, as shared libraries under
 ``$NPUSIM_CACHE_DIR/tvm_call/`` so another process skips the LLVM build.
 
@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -24,7 +22,6 @@ SYMBOL = "npusim_tvm_call"
 TARGET = "llvm"
 #: bump when lowering, guards or pricing change, so stale on-disk builds are not reused
 PROGRAM_VERSION = 1
-CACHE_SIZE = 256
 CACHE_DIR_ENV = "NPUSIM_CACHE_DIR"
 
 
@@ -65,46 +62,19 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class ProgramCache:
-    """Compiled programs by sha256 of their text (LRU, thread-safe)."""
-
-    def __init__(self, size: int = CACHE_SIZE):
-        self.size = size
-        self._programs: "OrderedDict[str, TvmProgram]" = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, text: str, parsed=None) -> TvmProgram:
-        sha = text_sha256(text)
-        with self._lock:
-            program = self._programs.get(sha)
-            if program is not None:
-                self._programs.move_to_end(sha)
-                return program
-        program = build_program(text, sha, parsed)
-        with self._lock:
-            self._programs[sha] = program
-            while len(self._programs) > self.size:
-                self._programs.popitem(last=False)
-        return program
-
-    def __len__(self) -> int:
-        return len(self._programs)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._programs.clear()
-
-
-#: the process-level cache of tvm_call programs
-PROGRAMS = ProgramCache()
-
-
-def load_program(text: str, parsed=None) -> TvmProgram:
-    """The compiled program of ``text`` (cached).  ``parsed``: the PrimFunc of ``text`` when the caller already
-    has it (saves parsing again).  Raises InvalidOperandError naming what is wrong."""
+def load_program(text: str, cache, parsed=None) -> TvmProgram:
+    """The compiled program of ``text``, from ``cache`` (a BoundedCache keyed by the text's sha256, e.g. a runtime's
+    ``SimCaches.programs``; None: compile without caching).  ``parsed``: the PrimFunc of ``text`` when the caller
+    already has it (saves parsing again).  Raises InvalidOperandError naming what is wrong."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidOperandError(f"tvm_call: program must be TVMScript text, got {type(text).__name__}")
-    return PROGRAMS.get(text, parsed)
+    sha = text_sha256(text)
+    program = None if cache is None else cache.get(sha)
+    if program is None:
+        program = build_program(text, sha, parsed)
+        if cache is not None:
+            program = cache.put(sha, program)
+    return program
 
 
 def parse_text(text: str):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import signal
+import struct
 from typing import Sequence
 
 from npusim import errors
@@ -10,8 +11,11 @@ from npusim import errors
 REP_DONE, REP_LOAD_ERROR, REP_NO_ENTRY, REP_PROTOCOL, REP_LISTED, REP_MAPPED, REP_STALE = 0, 1, 2, 3, 4, 5, 6
 #: runtime statuses (NpusimAicpuRuntimeStatus in call_abi.h)
 RT_OP_NOT_FOUND = 2
+RT_OUTPUT_OVERRUN = 8
+#: the worker's GuardBreach record: u32 output_index, u32 reached_end, u64 overrun_bytes, u64 guard_bytes
+_BREACH = struct.Struct("<IIQQ")
 _RUNTIME_STATUS_NAMES = {1: "bad request", 3: "output overflow", 4: "output shape unset", 5: "C++ exception",
-                         6: "ABI mismatch", 7: "kernel creation failed"}
+                         6: "ABI mismatch", 7: "kernel creation failed", 8: "output overrun"}
 _STATUS_ERRORS = {
     1: ("KERNEL_STATUS_PARAM_INVALID", errors.AicpuParamInvalidError),
     2: ("KERNEL_STATUS_INNER_ERROR", errors.AicpuInnerError),
@@ -89,3 +93,24 @@ def status_error(status: int, op_type: str, library: str, log_lines: tuple) -> e
     name, cls = _STATUS_ERRORS.get(status, (f"status {status}", errors.AicpuStatusError))
     return cls(with_log(f"AICPU kernel '{op_type}' (library {library}) returned {name} ({status})", log_lines),
                op_type=op_type, library=library, log_lines=log_lines, status=status, status_name=name)
+
+
+def overrun_error(result: bytes, output_sizes: Sequence[int], op_type: str, library: str,
+                  log_lines: tuple) -> errors.NpusimError:
+    """The kernel wrote into the guard zones after outputs: ``result`` holds the worker's GuardBreach records,
+    ``output_sizes`` the outputs' buffer sizes in bytes."""
+    breaches = [_BREACH.unpack_from(result, pos) for pos in range(0, len(result) - _BREACH.size + 1, _BREACH.size)]
+    if not breaches:
+        return errors.AicpuWorkerError(f"AICPU worker protocol error for op '{op_type}' ({library}): an "
+                                       f"output-overrun reply without guard records")
+    parts = []
+    for index, reached_end, overrun, _ in breaches:
+        extent = f"at least {overrun}" if reached_end else f"{overrun}"
+        parts.append(f"output {index} (buffer of {output_sizes[index]} bytes): wrote {extent} bytes past its end")
+    index, reached_end, overrun, guard = breaches[0]
+    return errors.AicpuOutputOverrunError(with_log(
+        f"AICPU kernel '{op_type}' (library {library}) wrote past the end of its outputs; " + "; ".join(parts) +
+        ". The call's outputs are discarded (a write past an output would change the next one)", log_lines),
+        op_type=op_type, library=library, log_lines=log_lines, output_index=index, overrun_bytes=overrun,
+        guard_bytes=guard, reached_guard_end=bool(reached_end),
+        overruns=tuple((i, o, bool(r)) for i, r, o, _ in breaches))

@@ -8,7 +8,13 @@ Shared-memory layout (offsets in bytes)::
 
     [0, 8)                      u64 log size (bytes of log text the current call has written)
     [LOG_OFFSET, +LOG_CAPACITY) log text
-    [DATA_OFFSET, ...)          tensors (64-byte aligned), then the encoded request
+    [DATA_OFFSET, ...)          inputs, then outputs each followed by its guard zone (every tensor 64-byte
+                                aligned), then the encoded request
+
+A guard zone starts right at the end of its output's buffer and runs for at least GUARD_MIN_BYTES up to the next
+aligned offset.  The worker fills the zones with a pattern before each call and checks them after it, so a kernel
+that writes past an output is reported (:class:`~npusim.errors.AicpuOutputOverrunError`) instead of silently
+changing the next output.
 """
 from __future__ import annotations
 
@@ -26,12 +32,16 @@ LOG_OFFSET = 64
 LOG_CAPACITY = 64 * 1024
 DATA_OFFSET = LOG_OFFSET + LOG_CAPACITY
 ALIGN_BYTES = 64
+#: the least room between the end of an output's buffer and the next tensor that the worker checks for writes
+GUARD_MIN_BYTES = 256
 
 _CODE_OF_DTYPE = {np.dtype(name): code for name, code in protocol.DTYPE_CODES.items()}
 
-#: the worker's CALL request: u32 kind, u32 path_len, u64 request_offset, u64 request_size, path bytes
+#: the worker's CALL request: u32 kind, u32 path_len, u64 request_offset, u64 request_size, path bytes,
+#: u32 n_guards, n_guards x (u64 offset, u64 size_bytes)
 REQ_CALL = 1
 _CALL_HEAD = struct.Struct("<IIQQ")
+_GUARD = struct.Struct("<QQ")
 
 
 @dataclass(frozen=True)
@@ -47,13 +57,15 @@ class OutputSpec:
 
 @dataclass(frozen=True)
 class TensorSlot:
-    """Where one tensor lives in the shared memory, and its declared shape and dtype."""
+    """Where one tensor lives in the shared memory, and its declared shape and dtype; for an output also the guard
+    zone after its buffer (``guard_bytes`` from ``offset + size_bytes``)."""
 
     offset: int
     size_bytes: int
     shape: tuple
     dtype: np.dtype
     dtype_code: int
+    guard_bytes: int = 0
 
 
 class CallPlan:
@@ -78,7 +90,9 @@ class CallPlan:
         self.request_offset = request_offset
         self.end_bytes = request_offset + len(request)
         path = library.encode()
-        self.message = _CALL_HEAD.pack(REQ_CALL, len(path), request_offset, len(request)) + path
+        guards = [_GUARD.pack(s.offset + s.size_bytes, s.guard_bytes) for s in outputs]
+        self.message = b"".join([_CALL_HEAD.pack(REQ_CALL, len(path), request_offset, len(request)), path,
+                                 struct.pack("<I", len(guards)), *guards])
         self.views: tuple = ()
         self.views_epoch = -1
         self.out_views: tuple = ()
@@ -126,9 +140,11 @@ def plan_call(library: str, op_type: str, input_specs: Sequence[tuple[tuple, np.
     for i, spec in enumerate(outputs):
         dtype = np.dtype(spec.dtype)
         code = dtype_code(dtype, op_type, f"output {i}")
-        out_slots.append(TensorSlot(offset, spec.capacity_bytes, tuple(spec.dims), dtype, code))
+        end = offset + spec.capacity_bytes
+        guard_end = align(end + GUARD_MIN_BYTES)
+        out_slots.append(TensorSlot(offset, spec.capacity_bytes, tuple(spec.dims), dtype, code, guard_end - end))
         out_descs.append(protocol.TensorDesc(code, spec.format_code, tuple(spec.dims), offset, spec.capacity_bytes,
                                              spec.unknown_rank))
-        offset = align(offset + spec.capacity_bytes)
+        offset = guard_end
     request = protocol.encode_request(op_type, in_descs, out_descs, attrs_blob, n_attrs)
     return CallPlan(library, op_type, tuple(in_slots), tuple(out_slots), request, align(offset))

@@ -10,6 +10,9 @@ Transport: a SOCK_SEQPACKET socketpair carries small requests and replies (proto
 both processes and kept mapped between calls (layout in plan.py; it grows on demand and is handed to the worker
 with SCM_RIGHTS).  The worker's main thread follows the caller's CPU (see :func:`pinning_enabled`).
 
+The worker never outlives this process: it ends itself when our end of the socket closes, even in the middle of
+a hung kernel (and, when started from the main thread, by parent-death signal as well).
+
 Per call the client only copies the inputs in, sends one small datagram, blocks in recv (the timeout is the
 socket's SO_RCVTIMEO, so no poll() precedes each send and recv) and copies the outputs out; what a plan's replies
 decode to is cached on the plan while they repeat.  A library rebuilt at the same path is noticed by the worker
@@ -92,9 +95,11 @@ class _Process:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         parent.settimeout(None)  # blocking even under socket.setdefaulttimeout: timeouts are SO_RCVTIMEO
         env = dict(os.environ, NPUSIM_AICPU_CPUS=",".join(map(str, sorted(os.sched_getaffinity(0)))))
+        args = [executable, str(child.fileno())]
+        if threading.current_thread() is threading.main_thread():
+            args.append(str(os.getpid()))  # the worker also dies with us by parent-death signal (see worker_main.cc)
         try:
-            self.popen = subprocess.Popen([executable, str(child.fileno())], pass_fds=(child.fileno(),),
-                                          stdin=subprocess.DEVNULL, env=env)
+            self.popen = subprocess.Popen(args, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, env=env)
         except OSError as exc:
             parent.close()
             raise errors.AicpuWorkerError(f"cannot start the AICPU worker {executable}: {exc}") from exc
@@ -283,6 +288,10 @@ class AicpuWorker:
         message = self._reply_text(result_size, message_size)
         if kind != REP_DONE:
             raise failures.reply_error(kind, message, plan.op_type, plan.library)
+        if runtime_status == failures.RT_OUTPUT_OVERRUN:
+            result = bytes(self._reply_view[_REPLY_HEAD.size:_REPLY_HEAD.size + result_size])
+            raise failures.overrun_error(result, [s.size_bytes for s in plan.outputs], plan.op_type, plan.library,
+                                         log_lines)
         if runtime_status:
             raise failures.runtime_error(runtime_status, message, plan.op_type, plan.library, log_lines)
         raise failures.status_error(status, plan.op_type, plan.library, log_lines)

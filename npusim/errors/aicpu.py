@@ -11,7 +11,7 @@ __all__ = [
     "AicpuBuildError", "AicpuLibraryError", "AicpuLibraryNotFoundError", "AicpuLibraryLoadError",
     "AicpuOpNotFoundError", "AicpuAttrError", "AicpuKernelError", "AicpuKernelCrashError", "AicpuTimeoutError",
     "AicpuStatusError", "AicpuParamInvalidError", "AicpuInnerError", "AicpuKernelTimeoutStatusError",
-    "AicpuEndOfSequenceError", "AicpuRuntimeError", "AicpuWorkerError",
+    "AicpuEndOfSequenceError", "AicpuRuntimeError", "AicpuOutputOverrunError", "AicpuWorkerError",
 ]
 
 
@@ -107,6 +107,25 @@ class AicpuEndOfSequenceError(AicpuStatusError):
 class AicpuRuntimeError(AicpuKernelError):
     """The runtime rejected the call's outcome: an output shape too large for its buffer or left unknown, a C++
     exception escaping Compute, or a library built for another runtime ABI."""
+
+
+class AicpuOutputOverrunError(AicpuRuntimeError):
+    """The kernel wrote past the end of an output's buffer (into the guard zone npusim keeps after every output).
+
+    output_index: the first output written past; overrun_bytes: how far past its end the kernel wrote (at least:
+    ``reached_guard_end`` says the write reached the end of the ``guard_bytes``-long zone and may go further);
+    overruns: one ``(output_index, overrun_bytes, reached_guard_end)`` per output written past.  The call's
+    outputs are discarded; the worker stays usable.
+    """
+
+    def __init__(self, message: str, *, output_index: int = 0, overrun_bytes: int = 0, guard_bytes: int = 0,
+                 reached_guard_end: bool = False, overruns: tuple = (), **kwargs):
+        super().__init__(message, **kwargs)
+        self.output_index = output_index
+        self.overrun_bytes = overrun_bytes
+        self.guard_bytes = guard_bytes
+        self.reached_guard_end = reached_guard_end
+        self.overruns = tuple(overruns)
 
 
 class AicpuWorkerError(KernelRuntimeError):

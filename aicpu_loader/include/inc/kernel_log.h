@@ -14,14 +14,10 @@
 #include "../log.h"
 #include "../status.h"
 
-// The calling thread's kernel thread id (MindSpore's log prefix helper; kernels call it too).
-inline int64_t GetTid(void) {
-  thread_local static const int64_t tid = static_cast<int64_t>(syscall(SYS_gettid));
-  return tid;
-}
+// GetTid() (MindSpore's log prefix helper, which kernels call too) comes with ../log.h.
 
 #ifndef AICPU_LOGEVENT
-#define AICPU_LOGEVENT(fmt, ...) KERNEL_LOG_EVENT(fmt, ##__VA_ARGS__)
+#define AICPU_LOGEVENT(fmt, ...) KERNEL_LOG_EVENT(fmt, ##__VA_ARGS__);
 #endif
 
 // Returns a non-zero status of `expr` from the enclosing function.
@@ -64,15 +60,15 @@ inline int64_t GetTid(void) {
     return;                                               \
   }
 
-#define CUST_KERNEL_HANDLE_ERROR(ctx, expression, ...)  \
-  ;                                                     \
-  do {                                                  \
-    uint32_t npusim_status_ = (expression);             \
-    if (npusim_status_ != static_cast<uint32_t>(0)) {   \
-      CUST_AICPU_LOGE(ctx, __VA_ARGS__);                \
-      return npusim_status_;                            \
-    }                                                   \
-  } while (0)
+// A brace block, as KERNEL_HANDLE_ERROR in ../log.h: valid with and without a following `;`.
+#define CUST_KERNEL_HANDLE_ERROR(ctx, expression, ...)                              \
+  {                                                                                 \
+    const uint32_t npusim_handle_status_ = static_cast<uint32_t>(expression);       \
+    if (npusim_handle_status_ != 0U) {                                              \
+      CUST_AICPU_LOGE(ctx, __VA_ARGS__);                                            \
+      return npusim_handle_status_;                                                 \
+    }                                                                               \
+  }
 
 #define CUST_KERNEL_CHECK_ASSIGN_64S_MULTI(ctx, A, B, result, errorCode)                         \
   do {                                                                                           \

@@ -48,6 +48,7 @@ enum NpusimAicpuRuntimeStatus {
   NPUSIM_RT_CXX_EXCEPTION = 5,      // Compute threw; message: what()
   NPUSIM_RT_ABI_MISMATCH = 6,       // the library was built against another version of this ABI
   NPUSIM_RT_KERNEL_CREATE_FAILED = 7,
+  NPUSIM_RT_OUTPUT_OVERRUN = 8,     // set by the worker: the kernel wrote into the guard zone after an output
 };
 
 typedef struct NpusimAicpuCall {

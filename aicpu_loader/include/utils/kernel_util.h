@@ -1,8 +1,16 @@
 // npusim AICPU compatibility header (MindSpore/canndev path utils/kernel_util.h): helpers real kernels use
 // (NormalCheck, overflow-checked arithmetic, dtype names, shape predicates ...).  Brings in the log and check
 // macros and the status codes, since kernels use them after including only this header.
-#ifndef NPUSIM_AICPU_UTILS_KERNEL_UTIL_H
-#define NPUSIM_AICPU_UTILS_KERNEL_UTIL_H
+//
+// Kernel libraries often ship their own copy of kernel_util.cc (and .h).  So that they link and load:
+// - the runtime defines the out-of-line functions below as weak symbols: a library's own definitions of the same
+//   functions win at link time, its kernels then call its copies;
+// - the include guard is the one canndev's and MindSpore's kernel_util.h use: a translation unit that reaches the
+//   library's copy of the header first never sees this one as well (no redefinitions);
+// - the functions canndev / MindSpore define out of line are only declared here (none is inline), both in the
+//   non-const-context form canndev declares and the const form of older MindSpore.
+#ifndef AICPU_UTILS_KERNEL_UTIL_H_
+#define AICPU_UTILS_KERNEL_UTIL_H_
 
 #include <climits>
 #include <cmath>
@@ -126,12 +134,21 @@ inline bool ShapeVectorIsSame(const std::vector<int64_t> &shape, const std::vect
 }
 
 std::string FormatToSerialString(Format format);
+// MindSpore's later spelling (logs through the context).
+std::string FormatToSerialString(CpuKernelContext &ctx, Format format);
+// The op type without MindSpore's "Cust" prefix.
+std::string GetOpName(CpuKernelContext &ctx);
+// A tensor with no elements.
 bool IsEmptyTensor(Tensor *tensor);
 // Inputs 0..1 and output 0 exist and have data.
+uint32_t NormalMathCheck(CpuKernelContext &ctx);
 uint32_t NormalMathCheck(const CpuKernelContext &ctx);
 // Exactly `inputs_num` inputs and `outputs_num` outputs (kDynamicInput / kDynamicOutput: any number), each with
 // data, and every named attribute present.
+uint32_t NormalCheck(CpuKernelContext &ctx, const uint32_t inputs_num, const uint32_t outputs_num);
 uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num, const uint32_t outputs_num);
+uint32_t NormalCheck(CpuKernelContext &ctx, const uint32_t inputs_num, const uint32_t outputs_num,
+                     const std::vector<std::string> &attr_names);
 uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num, const uint32_t outputs_num,
                      const std::vector<std::string> &attr_names);
 bool IsScalar(const std::vector<int64_t> &shape);
@@ -145,7 +162,11 @@ DataType DType(std::string dtype_str);
 std::string DTypeStr(DataType dtype);
 uint32_t CheckTensorTypeSame(const std::map<std::string, DataType> &types, const DataType &check_type,
                              const std::string &prim_name);
+uint32_t CheckTensorTypeSame(CpuKernelContext &ctx, const std::map<std::string, DataType> &types,
+                             const DataType &check_type, const std::string &prim_name);
 uint32_t CheckTensorShapeSame(const std::map<std::string, TensorShapePtr> &shapes,
+                              const std::vector<int64_t> &check_shape, const std::string &prim_name);
+uint32_t CheckTensorShapeSame(CpuKernelContext &ctx, const std::map<std::string, TensorShapePtr> &shapes,
                               const std::vector<int64_t> &check_shape, const std::string &prim_name);
 
 inline size_t IntToSize(int u) {
@@ -177,4 +198,4 @@ inline int32_t LongToInt(int64_t u) {
   return static_cast<int32_t>(u);
 }
 }  // namespace aicpu
-#endif  // NPUSIM_AICPU_UTILS_KERNEL_UTIL_H
+#endif  // AICPU_UTILS_KERNEL_UTIL_H_

@@ -1,7 +1,15 @@
 // The non-inline helpers of utils/kernel_util.h.
+//
+// Every function here is a weak definition (NPUSIM_OVERRIDABLE): kernel libraries that ship their own copy of
+// canndev's / MindSpore's kernel_util.cc link with the runtime archive (--whole-archive) without duplicate
+// symbols, and their definitions are the ones that run, for their kernels and for the helpers here that call
+// one another.  The non-const-context overloads forward to the const ones.
 #include "utils/kernel_util.h"
 
+#include <string>
 #include <utility>
+
+#define NPUSIM_OVERRIDABLE __attribute__((weak))
 
 namespace aicpu {
 namespace {
@@ -34,18 +42,48 @@ bool HasData(const Tensor *tensor) {
   return tensor != nullptr && (tensor->GetData() != nullptr || tensor->NumElements() == 0);
 }
 
-}  // namespace
-
-std::string FormatToSerialString(Format format) {
+const char *FormatName(Format format) {
   for (const auto &entry : kFormatNames) {
     if (entry.first == static_cast<Format>(GetPrimaryFormat(format))) return entry.second;
   }
+  return nullptr;
+}
+
+// "NCHW", "NCHW:3" for sub-format 3, nullptr for an unknown primary format.
+bool SerialName(Format format, std::string &name) {
+  const char *primary = FormatName(format);
+  if (primary == nullptr) return false;
+  name = primary;
+  if (HasSubFormat(format)) name += ":" + std::to_string(GetSubFormat(format));
+  return true;
+}
+
+}  // namespace
+
+NPUSIM_OVERRIDABLE std::string FormatToSerialString(Format format) {
+  std::string name;
+  if (SerialName(format, name)) return name;
+  KERNEL_LOG_ERROR("Format not supported: %d.", static_cast<int>(format));
   return "UNDEFINED";
 }
 
-bool IsEmptyTensor(Tensor *tensor) { return tensor != nullptr && tensor->NumElements() == 0; }
+NPUSIM_OVERRIDABLE std::string FormatToSerialString(CpuKernelContext &ctx, Format format) {
+  std::string name;
+  if (SerialName(format, name)) return name;
+  CUST_KERNEL_LOG_ERROR(ctx, "Format not supported: %d.", static_cast<int>(format));
+  return "UNDEFINED";
+}
 
-uint32_t NormalMathCheck(const CpuKernelContext &ctx) {
+NPUSIM_OVERRIDABLE std::string GetOpName(CpuKernelContext &ctx) {
+  const std::string prefix = "Cust";
+  std::string op_name = ctx.GetOpType();
+  if (op_name.compare(0, prefix.size(), prefix) == 0) op_name.erase(0, prefix.size());
+  return op_name;
+}
+
+NPUSIM_OVERRIDABLE bool IsEmptyTensor(Tensor *tensor) { return tensor != nullptr && tensor->NumElements() == 0; }
+
+NPUSIM_OVERRIDABLE uint32_t NormalMathCheck(const CpuKernelContext &ctx) {
   const uint32_t kInputs = 2;
   const uint32_t kOutputs = 1;
   if (ctx.GetInputsSize() != kInputs || ctx.GetOutputsSize() != kOutputs) {
@@ -62,7 +100,12 @@ uint32_t NormalMathCheck(const CpuKernelContext &ctx) {
   return KERNEL_STATUS_OK;
 }
 
-uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num, const uint32_t outputs_num) {
+NPUSIM_OVERRIDABLE uint32_t NormalMathCheck(CpuKernelContext &ctx) {
+  return NormalMathCheck(static_cast<const CpuKernelContext &>(ctx));
+}
+
+NPUSIM_OVERRIDABLE uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num,
+                                        const uint32_t outputs_num) {
   if (inputs_num != kDynamicInput) {
     KERNEL_CHECK_FALSE(ctx.GetInputsSize() == inputs_num, KERNEL_STATUS_PARAM_INVALID,
                        "[%s] expects %u inputs, but got %u.", ctx.GetOpType().c_str(), inputs_num,
@@ -84,8 +127,8 @@ uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num, con
   return KERNEL_STATUS_OK;
 }
 
-uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num, const uint32_t outputs_num,
-                     const std::vector<std::string> &attr_names) {
+NPUSIM_OVERRIDABLE uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num,
+                                        const uint32_t outputs_num, const std::vector<std::string> &attr_names) {
   uint32_t status = NormalCheck(ctx, inputs_num, outputs_num);
   if (status != KERNEL_STATUS_OK) return status;
   for (const std::string &name : attr_names) {
@@ -95,32 +138,44 @@ uint32_t NormalCheck(const CpuKernelContext &ctx, const uint32_t inputs_num, con
   return KERNEL_STATUS_OK;
 }
 
-bool IsScalar(const std::vector<int64_t> &shape) { return shape.empty(); }
-bool IsVector(const std::vector<int64_t> &shape) { return shape.size() == 1; }
-bool IsMatrix(const std::vector<int64_t> &shape) { return shape.size() == 2; }
-bool IsSquareMatrix(const std::vector<int64_t> &shape) { return shape.size() == 2 && shape[0] == shape[1]; }
-bool IsVectorOrHigher(const std::vector<int64_t> &shape) { return !shape.empty(); }
+NPUSIM_OVERRIDABLE uint32_t NormalCheck(CpuKernelContext &ctx, const uint32_t inputs_num,
+                                        const uint32_t outputs_num) {
+  return NormalCheck(static_cast<const CpuKernelContext &>(ctx), inputs_num, outputs_num);
+}
 
-bool AddrAlignedCheck(const void *addr, uint64_t alignment) {
+NPUSIM_OVERRIDABLE uint32_t NormalCheck(CpuKernelContext &ctx, const uint32_t inputs_num,
+                                        const uint32_t outputs_num, const std::vector<std::string> &attr_names) {
+  return NormalCheck(static_cast<const CpuKernelContext &>(ctx), inputs_num, outputs_num, attr_names);
+}
+
+NPUSIM_OVERRIDABLE bool IsScalar(const std::vector<int64_t> &shape) { return shape.empty(); }
+NPUSIM_OVERRIDABLE bool IsVector(const std::vector<int64_t> &shape) { return shape.size() == 1; }
+NPUSIM_OVERRIDABLE bool IsMatrix(const std::vector<int64_t> &shape) { return shape.size() == 2; }
+NPUSIM_OVERRIDABLE bool IsSquareMatrix(const std::vector<int64_t> &shape) {
+  return shape.size() == 2 && shape[0] == shape[1];
+}
+NPUSIM_OVERRIDABLE bool IsVectorOrHigher(const std::vector<int64_t> &shape) { return !shape.empty(); }
+
+NPUSIM_OVERRIDABLE bool AddrAlignedCheck(const void *addr, uint64_t alignment) {
   return alignment != 0 && reinterpret_cast<uintptr_t>(addr) % alignment == 0;
 }
 
-DataType DType(std::string dtype_str) {
+NPUSIM_OVERRIDABLE DataType DType(std::string dtype_str) {
   for (const auto &entry : kDataTypeNames) {
     if (dtype_str == entry.second) return entry.first;
   }
   return DT_UNDEFINED;
 }
 
-std::string DTypeStr(DataType dtype) {
+NPUSIM_OVERRIDABLE std::string DTypeStr(DataType dtype) {
   for (const auto &entry : kDataTypeNames) {
     if (dtype == entry.first) return entry.second;
   }
   return "DT_UNDEFINED";
 }
 
-uint32_t CheckTensorTypeSame(const std::map<std::string, DataType> &types, const DataType &check_type,
-                             const std::string &prim_name) {
+NPUSIM_OVERRIDABLE uint32_t CheckTensorTypeSame(const std::map<std::string, DataType> &types,
+                                                const DataType &check_type, const std::string &prim_name) {
   for (const auto &entry : types) {
     KERNEL_CHECK_FALSE(entry.second == check_type, KERNEL_STATUS_PARAM_INVALID,
                        "For primitive[%s]'s input '%s', the data type must be %s, but got %s.", prim_name.c_str(),
@@ -129,8 +184,14 @@ uint32_t CheckTensorTypeSame(const std::map<std::string, DataType> &types, const
   return KERNEL_STATUS_OK;
 }
 
-uint32_t CheckTensorShapeSame(const std::map<std::string, TensorShapePtr> &shapes,
-                              const std::vector<int64_t> &check_shape, const std::string &prim_name) {
+NPUSIM_OVERRIDABLE uint32_t CheckTensorTypeSame(CpuKernelContext &, const std::map<std::string, DataType> &types,
+                                                const DataType &check_type, const std::string &prim_name) {
+  return CheckTensorTypeSame(types, check_type, prim_name);
+}
+
+NPUSIM_OVERRIDABLE uint32_t CheckTensorShapeSame(const std::map<std::string, TensorShapePtr> &shapes,
+                                                 const std::vector<int64_t> &check_shape,
+                                                 const std::string &prim_name) {
   for (const auto &entry : shapes) {
     KERNEL_CHECK_NULLPTR(entry.second, KERNEL_STATUS_PARAM_INVALID, "For primitive[%s], '%s' has no shape.",
                          prim_name.c_str(), entry.first.c_str());
@@ -140,6 +201,13 @@ uint32_t CheckTensorShapeSame(const std::map<std::string, TensorShapePtr> &shape
                        VectorToString(entry.second->GetDimSizes()).c_str());
   }
   return KERNEL_STATUS_OK;
+}
+
+NPUSIM_OVERRIDABLE uint32_t CheckTensorShapeSame(CpuKernelContext &,
+                                                 const std::map<std::string, TensorShapePtr> &shapes,
+                                                 const std::vector<int64_t> &check_shape,
+                                                 const std::string &prim_name) {
+  return CheckTensorShapeSame(shapes, check_shape, prim_name);
 }
 
 }  // namespace aicpu

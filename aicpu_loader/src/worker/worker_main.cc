@@ -1,12 +1,20 @@
 // npusim's simulated AI CPU: a separate process that runs AICPU kernels for aicpu_loader/worker.py.
 //
-// Usage: npusim_aicpu_worker FD   (FD: this end of a SOCK_SEQPACKET socketpair)
+// Usage: npusim_aicpu_worker FD [HOST_PID]   (FD: this end of a SOCK_SEQPACKET socketpair; HOST_PID: the process
+//        that started this one, given when it did so from its main thread)
+// The worker never outlives its host, even while a kernel hangs (it would spin on, re-parented to init): a thread
+// waits for the host's end of the socket to close (the host died, or dropped the worker) and ends the process.
+// With HOST_PID the kernel also kills the worker when the host dies (PR_SET_PDEATHSIG; only from the host's main
+// thread, since the signal follows the death of the thread that started the worker, not of the process).
 // Requests (little-endian; first u32 is the kind):
 //   MAP  (2): u32 kind, u32 0, u64 shm_size, u64 log_size_offset, u64 log_offset, u64 log_capacity, + the
 //             shared-memory fd passed with SCM_RIGHTS.  Maps it (replacing any earlier mapping).
-//   CALL (1): u32 kind, u32 path_len, u64 request_offset, u64 request_size, path bytes.  The request lies in the
-//             shared memory; tensors are at offsets into it.  dlopens the library once and calls RunCpuKernel.
-//             The log size in the shared memory is reset first.
+//   CALL (1): u32 kind, u32 path_len, u64 request_offset, u64 request_size, path bytes, u32 n_guards,
+//             n_guards x (u64 offset, u64 size_bytes).  The request lies in the shared memory; tensors are at
+//             offsets into it.  dlopens the library once and calls RunCpuKernel.  The log size in the shared
+//             memory is reset first.  Guard i is the zone right after output i: it is filled with a pattern before
+//             the kernel runs and checked after; a kernel that wrote into it gets the reply DONE with runtime
+//             status NPUSIM_RT_OUTPUT_OVERRUN and, as result, one GuardBreach record per damaged zone.
 //   LIST (3): u32 kind, u32 path_len, path bytes.  Lists the op types the library registers.
 //   EXIT (4): u32 kind.
 // Replies: u32 kind, u32 kernel_status, u32 runtime_status, u32 result_size, u32 message_size, result, message.
@@ -14,7 +22,10 @@
 // replaced since (dlopen would keep serving the old code): Python then starts a fresh worker.
 // A kernel that crashes takes this process down; Python notices the closed socket and reads the signal.
 #include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -29,6 +40,8 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "npusim_aicpu/call_abi.h"
@@ -43,6 +56,9 @@ enum ReplyKind : uint32_t {
 constexpr size_t kRequestBytes = 64 * 1024;
 constexpr size_t kResultBytes = 256 * 1024;
 constexpr size_t kMessageBytes = 32 * 1024;
+constexpr size_t kCallHeadBytes = 24;
+constexpr size_t kGuardEntryBytes = 16;
+constexpr size_t kMaxGuardBytes = 4096;  // aicpu_loader/plan.py keeps each zone well below this
 
 using RunFn = uint32_t (*)(void *);
 using ListFn = uint64_t (*)(char *, uint64_t);
@@ -83,13 +99,35 @@ struct SharedMemory {
   uint64_t log_capacity = 0;
 };
 
+// A zone of the shared memory right after an output's buffer, which no kernel may write.
+struct Guard {
+  uint64_t offset = 0;
+  uint64_t size_bytes = 0;
+};
+
+// What the reply to a CALL whose kernel wrote into a guard zone carries as its result (little-endian, packed).
+struct GuardBreach {
+  uint32_t output_index;
+  uint32_t reached_end;    // 1: the zone's last byte was written too (the write may reach further)
+  uint64_t overrun_bytes;  // from the output's end to the last byte written in the zone
+  uint64_t guard_bytes;    // the zone's size
+};
+static_assert(sizeof(GuardBreach) == 24, "GuardBreach is read by aicpu_loader/failures.py");
+
 struct Worker {
   int fd = -1;
   SharedMemory shm;
   std::map<std::string, Library> libraries;
   std::vector<uint8_t> result = std::vector<uint8_t>(kResultBytes);
   std::vector<char> message = std::vector<char>(kMessageBytes);
+  std::vector<Guard> guards;
+  uint8_t guard_pattern[kMaxGuardBytes];
 };
+
+// Bytes no kernel is likely to write by accident: neither zeros nor a repeated small value.
+void FillGuardPattern(uint8_t *pattern) {
+  for (size_t i = 0; i < kMaxGuardBytes; ++i) pattern[i] = static_cast<uint8_t>(0xA5u ^ ((i * 0x3Bu) & 0xFFu));
+}
 
 template <typename T>
 T Read(const uint8_t *p) {
@@ -178,19 +216,68 @@ bool HandleMap(Worker &w, const uint8_t *msg, size_t size, int passed_fd) {
   return ReplyText(w, kMapped, "");
 }
 
+// Reads the guard list that follows a CALL's path into w.guards; false with `error` set when malformed.
+bool ReadGuards(Worker &w, const uint8_t *msg, size_t size, size_t pos, std::string &error) {
+  w.guards.clear();
+  if (pos + 4 > size) {
+    error = "CALL guard list truncated";
+    return false;
+  }
+  uint32_t count = Read<uint32_t>(msg + pos);
+  pos += 4;
+  if (count > (size - pos) / kGuardEntryBytes) {
+    error = "CALL guard list truncated";
+    return false;
+  }
+  for (uint32_t i = 0; i < count; ++i, pos += kGuardEntryBytes) {
+    Guard guard{Read<uint64_t>(msg + pos), Read<uint64_t>(msg + pos + 8)};
+    if (guard.size_bytes > kMaxGuardBytes || guard.offset > w.shm.size ||
+        guard.size_bytes > w.shm.size - guard.offset) {
+      error = "CALL guard zone " + std::to_string(i) + " is too large or outside the shared memory";
+      return false;
+    }
+    w.guards.push_back(guard);
+  }
+  return true;
+}
+
+void ArmGuards(Worker &w) {
+  for (const Guard &guard : w.guards) std::memcpy(w.shm.base + guard.offset, w.guard_pattern, guard.size_bytes);
+}
+
+// One GuardBreach per zone the kernel wrote into, in w.result; returns their total size in bytes.
+uint32_t CheckGuards(Worker &w) {
+  uint32_t used = 0;
+  for (size_t i = 0; i < w.guards.size(); ++i) {
+    const Guard &guard = w.guards[i];
+    const uint8_t *zone = w.shm.base + guard.offset;
+    if (std::memcmp(zone, w.guard_pattern, guard.size_bytes) == 0) continue;
+    uint64_t last = guard.size_bytes;
+    while (last > 0 && zone[last - 1] == w.guard_pattern[last - 1]) --last;
+    GuardBreach breach{static_cast<uint32_t>(i), last == guard.size_bytes ? 1u : 0u, last, guard.size_bytes};
+    if (used + sizeof(breach) > w.result.size()) break;
+    std::memcpy(w.result.data() + used, &breach, sizeof(breach));
+    used += sizeof(breach);
+  }
+  return used;
+}
+
 bool HandleCall(Worker &w, const uint8_t *msg, size_t size) {
-  if (size < 24) return ReplyText(w, kProtocolError, "CALL needs 24 bytes");
+  if (size < kCallHeadBytes) return ReplyText(w, kProtocolError, "CALL needs 24 bytes");
   uint32_t path_len = Read<uint32_t>(msg + 4);
   uint64_t request_offset = Read<uint64_t>(msg + 8);
   uint64_t request_size = Read<uint64_t>(msg + 16);
-  if (24 + static_cast<size_t>(path_len) > size) return ReplyText(w, kProtocolError, "CALL path truncated");
+  if (kCallHeadBytes + static_cast<size_t>(path_len) > size) {
+    return ReplyText(w, kProtocolError, "CALL path truncated");
+  }
   if (w.shm.base == nullptr || request_offset > w.shm.size || request_size > w.shm.size - request_offset) {
     return ReplyText(w, kProtocolError, "CALL request lies outside the shared memory");
   }
-  *w.shm.log_size = 0;  // before anything can fail: a crash report must not show the previous call's log
-  std::string path(reinterpret_cast<const char *>(msg + 24), path_len);
-  uint32_t kind = kDone;
   std::string error;
+  if (!ReadGuards(w, msg, size, kCallHeadBytes + path_len, error)) return ReplyText(w, kProtocolError, error);
+  *w.shm.log_size = 0;  // before anything can fail: a crash report must not show the previous call's log
+  std::string path(reinterpret_cast<const char *>(msg + kCallHeadBytes), path_len);
+  uint32_t kind = kDone;
   const Library *lib = Load(w, path, kind, error);
   if (lib == nullptr) return ReplyText(w, kind, error);
   w.message[0] = '\0';
@@ -207,7 +294,12 @@ bool HandleCall(Worker &w, const uint8_t *msg, size_t size) {
   call.result_capacity = w.result.size();
   call.message = w.message.data();
   call.message_capacity = w.message.size();
+  ArmGuards(w);
   uint32_t status = lib->run(&call);
+  uint32_t breaches = CheckGuards(w);
+  if (breaches != 0) {
+    return Reply(w, kDone, status, NPUSIM_RT_OUTPUT_OVERRUN, w.result.data(), breaches, nullptr, 0);
+  }
   size_t result_size = std::min<size_t>(call.result_size, w.result.size());
   return Reply(w, kDone, status, call.runtime_status, w.result.data(), static_cast<uint32_t>(result_size),
                w.message.data(), strnlen(w.message.data(), w.message.size()));
@@ -249,17 +341,41 @@ ssize_t Receive(int fd, std::vector<uint8_t> &buffer, int &passed_fd) {
   return got;
 }
 
+// Blocks until the host's end of the socket closes, then ends the whole process (kernel threads included).
+void WatchHost(int fd) {
+  pollfd host{fd, POLLRDHUP, 0};
+  for (;;) {
+    int ready = poll(&host, 1, -1);
+    if (ready > 0 && (host.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) _exit(0);
+    if (ready < 0 && errno != EINTR) _exit(3);
+  }
+}
+
+// Ties this process's life to the host's: parent-death signal plus, for the race of the host dying before the
+// prctl, a check that the parent is still the host.  Returns false when the host is already gone.
+bool FollowHost(const char *host_pid_text) {
+  const pid_t host_pid = static_cast<pid_t>(std::atol(host_pid_text));
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return true;  // the socket watch still covers it
+  return getppid() == host_pid;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s SOCKET_FD\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s SOCKET_FD [HOST_PID]\n", argv[0]);
     return 2;
   }
+  if (argc == 3 && !FollowHost(argv[2])) return 0;
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);  // a crashing kernel must not litter core files
-  Worker w;
+  static Worker w;
+  FillGuardPattern(w.guard_pattern);
   w.fd = std::atoi(argv[1]);
+  try {
+    std::thread(WatchHost, w.fd).detach();
+  } catch (const std::system_error &) {  // no thread to spare: the parent-death signal (if any) still applies
+  }
   std::vector<uint8_t> buffer(kRequestBytes);
   for (;;) {
     int passed_fd = -1;

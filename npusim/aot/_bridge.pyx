@@ -8,8 +8,12 @@ on the data pointers of numpy arrays (no copies for C-contiguous native-endian i
 
 Per (shapes, dtypes, attributes) signature an :class:`AotKernel` keeps one ``LaunchState`` (tensor table,
 Init-filled AotExtra, workspaces), so a repeated call costs a dict lookup, output allocation and the call itself.
+
+Outputs are allocated inside guard zones (``csrc/output_guard.h``) checked after every call: a kernel writing
+outside an output raises AotOutputOverrunError naming the output instead of corrupting the heap.
 """
 from libc.stdint cimport int64_t, uintptr_t
+from libc.stdlib cimport free, malloc
 from libcpp cimport bool as cbool
 from libcpp.string cimport string
 from libcpp.vector cimport vector
@@ -19,7 +23,18 @@ import numpy as np
 
 from npusim.aot.attrs import ATTR_KINDS, encode_attrs
 from npusim.aot.dtypes import ms_dtype_name
-from npusim.errors import AotKernelCrash, AotKernelError, KernelRuntimeError, OpValueError
+from npusim.errors import AotKernelCrash, AotKernelError, AotOutputOverrunError, KernelRuntimeError, OpValueError
+
+cdef extern from "numpy/arrayobject.h":
+    ctypedef struct RawDescr "PyArray_Descr":
+        pass
+    ctypedef struct PyTypeObject:
+        pass
+    PyTypeObject PyArray_Type
+    RawDescr *raw_descr_from_type "PyArray_DescrFromType"(int typenum)
+    object array_over_data "PyArray_NewFromDescr"(PyTypeObject *subtype, RawDescr *descr, int nd,
+                                                  cnp.npy_intp *dims, cnp.npy_intp *strides, void *data,
+                                                  int flags, void *owner)
 
 cnp.import_array()
 
@@ -29,6 +44,23 @@ cdef extern from "<dlfcn.h>" nogil:
     char *dlerror()
     int RTLD_NOW
     int RTLD_LOCAL
+    ctypedef struct Dl_info:
+        const char *dli_fname
+    int dladdr(const void *address, Dl_info *info)
+
+cdef extern from "loaded_objects.h" namespace "npusim_aot":
+    vector[string] LoadedObjectPaths() except +
+
+cdef extern from "output_guard.h" namespace "npusim_aot" nogil:
+    size_t kFrontGuardBytes
+    size_t TailGuardBytes(size_t data_bytes)
+    void FillGuard(unsigned char *zone, size_t size)
+    cbool GuardIntact(const unsigned char *zone, size_t size)
+    size_t BytesWrittenAfter(const unsigned char *tail, size_t size)
+    size_t BytesWrittenBefore(const unsigned char *front, size_t size)
+
+cdef extern from "fault_guard.h" namespace "npusim_aot":
+    void RegisterCrashNote(char *buffer, size_t size)
 
 cdef extern from "attr_store.h" namespace "npusim_aot":
     cdef cppclass AttrStore:
@@ -65,7 +97,9 @@ cdef extern from "launch_state.h" namespace "npusim_aot":
         CallResult RunInit(InitFn fn) except +
         cbool AllocateWorkspaces() except +
         size_t num_workspaces()
-        CallResult Launch(KernelFn fn, void *const *io) nogil
+        CallResult Launch(KernelFn fn, void *const *io, const char *label) nogil
+    ctypedef int (*DeviceCountFn)(int *)
+    CallResult CallDeviceCount(DeviceCountFn fn, int *count)
 
 # Above this many bytes of tensor data the kernel runs with the GIL released; below it the release costs
 # more than it can give other threads.
@@ -94,6 +128,33 @@ def find_symbol(uintptr_t handle, str name):
 def read_c_int(uintptr_t address):
     """The ``int`` stored at ``address`` (used for the ABI marker variable of custom_aot_extra.h)."""
     return (<int *>address)[0]
+
+
+def symbol_origin(uintptr_t address):
+    """File name of the shared object holding ``address`` ("" when unknown)."""
+    cdef Dl_info info
+    if address == 0 or dladdr(<void *>address, &info) == 0 or info.dli_fname == NULL:
+        return ""
+    return (<bytes>info.dli_fname).decode(errors="replace")
+
+
+def loaded_object_paths():
+    """File names of the shared objects loaded in this process."""
+    return [(<bytes>path).decode(errors="replace") for path in LoadedObjectPaths()]
+
+
+def cuda_device_count(uintptr_t address):
+    """(status, count) of ``int cudaGetDeviceCount(int *)`` at ``address``; status -1 if the call crashed."""
+    cdef int count = 0
+    cdef CallResult result = CallDeviceCount(<DeviceCountFn>address, &count)
+    if result.outcome == kCallOk or result.outcome == kCallNonZero:
+        return result.code, count
+    return -1, 0
+
+
+def register_crash_note(uintptr_t address, size_t size):
+    """(aot worker) Let crashes on kernel threads and uncaught C++ exceptions leave a note in this buffer."""
+    RegisterCrashNote(<char *>address, size)
 
 
 cdef void fill_attr_store(AttrStore *store, tuple encoded) except *:
@@ -166,6 +227,64 @@ cdef inline cnp.ndarray as_kernel_array(object value):
     return np.array(array, dtype=array.dtype.newbyteorder("="), order="C", copy=True)
 
 
+# Guard blocks up to this size come from malloc (a cheap owner object); larger ones from numpy's allocator, which
+# backs big arrays with huge pages as it does for numpy's own results.
+cdef size_t SMALL_BLOCK_MAX_BYTES = 1 << 20
+
+
+cdef class GuardBlock:
+    """The malloc'ed memory of a small guarded output (its base object)."""
+    cdef void *memory
+
+    def __dealloc__(self):
+        free(self.memory)
+
+
+cdef object guarded_output(cnp.ndarray dims, int typenum, size_t data_bytes, unsigned char **front):
+    """A new uninitialised array of ``dims``/``typenum`` inside a block with filled guard zones before and after
+    (csrc/output_guard.h); ``front`` receives the block's start.  The block is the array's base."""
+    cdef size_t tail = TailGuardBytes(data_bytes)
+    cdef cnp.npy_intp block_bytes = kFrontGuardBytes + data_bytes + tail
+    cdef unsigned char *start
+    cdef GuardBlock small
+    cdef object block
+    if <size_t>block_bytes <= SMALL_BLOCK_MAX_BYTES:
+        small = GuardBlock.__new__(GuardBlock)
+        small.memory = malloc(block_bytes)
+        if small.memory == NULL:
+            raise MemoryError(f"cannot allocate an aot output of {data_bytes} bytes")
+        start = <unsigned char *>small.memory
+        block = small
+    else:
+        block = cnp.PyArray_EMPTY(1, &block_bytes, cnp.NPY_UINT8, 0)
+        start = <unsigned char *>cnp.PyArray_DATA(<cnp.ndarray>block)
+    FillGuard(start, kFrontGuardBytes)
+    FillGuard(start + kFrontGuardBytes + data_bytes, tail)
+    front[0] = start
+    array = array_over_data(&PyArray_Type, raw_descr_from_type(typenum), <int>dims.shape[0],
+                            <cnp.npy_intp *>cnp.PyArray_DATA(dims), NULL, start + kFrontGuardBytes,
+                            cnp.NPY_ARRAY_CARRAY, NULL)
+    cnp.set_array_base(<cnp.ndarray>array, block)
+    return array
+
+
+def overrun_error(str op_name, str function, str file_path, int index, output, size_t before, size_t after,
+                  size_t front_zone, size_t tail_zone):
+    """The AotOutputOverrunError for output ``index`` (shared by the in-process path and the aot worker)."""
+    where = []
+    if after:
+        where.append(f"{after} bytes past the end")
+    if before:
+        where.append(f"{before} bytes before the start")
+    beyond = after >= tail_zone or before >= front_zone
+    return AotOutputOverrunError(
+        f"Custom op '{op_name}': {function} in '{file_path}' wrote {' and '.join(where)} of output {index} "
+        f"({output.dtype.name}, shape {tuple(output.shape)}, {output.nbytes} bytes); npusim caught the writes in "
+        "guard bytes around the output" + (" but they reach beyond them, so other memory may be damaged"
+                                           if beyond else "") + ". Check the kernel's loop bounds and indexing",
+        output_index=index, bytes_before=before, bytes_after=after)
+
+
 cdef class CallPlan:
     """One signature's LaunchState plus what is needed to allocate its outputs."""
     cdef LaunchState *state
@@ -173,6 +292,7 @@ cdef class CallPlan:
     cdef int num_outputs
     cdef list out_dims  # per output: ndarray of npy_intp extents
     cdef list out_typenums
+    cdef vector[size_t] out_nbytes
 
     def __dealloc__(self):
         del self.state
@@ -194,6 +314,7 @@ cdef class AotKernel:
     cdef tuple fixed_attrs
     cdef dict plans
     cdef dict inferred
+    cdef bytes label  # names the call in crash notes (fault_guard.h)
 
     def __init__(self, str op_name, str file_path, str func_name, uintptr_t fn, uintptr_t init_fn,
                  uintptr_t infer_fn, bint cxx11_abi, tuple fixed_attrs=()):
@@ -209,6 +330,7 @@ cdef class AotKernel:
         self.fixed_attrs = fixed_attrs
         self.plans = {}
         self.inferred = {}
+        self.label = f"'{op_name}' ({func_name} in '{file_path}')".encode(errors="replace")
 
     @property
     def has_init(self):
@@ -220,10 +342,22 @@ cdef class AotKernel:
 
     def launch(self, list inputs, attrs, list out_shapes, list out_dtypes):
         """Run the kernel on ``inputs`` (numpy arrays); returns the list of new output arrays."""
+        cdef list arrays = [None] * len(inputs)
+        plan = self.plan_for(inputs, arrays, attrs, out_shapes, out_dtypes)
+        return self.run_plan(plan, arrays, None)
+
+    def launch_into(self, list inputs, attrs, list outputs):
+        """Run the kernel writing into ``outputs`` (C-contiguous arrays the caller owns and guards; used by the aot
+        worker), with the GIL released for the whole call."""
+        cdef list arrays = [None] * len(inputs)
+        plan = self.plan_for(inputs, arrays, attrs, [o.shape for o in outputs], [o.dtype.name for o in outputs])
+        self.run_plan(plan, arrays, outputs)
+
+    cdef CallPlan plan_for(self, list inputs, list arrays, attrs, list out_shapes, list out_dtypes):
+        """The CallPlan of this signature (made on first use); fills ``arrays`` with kernel-ready inputs."""
         cdef Py_ssize_t num_inputs = len(inputs)
         cdef Py_ssize_t i
         cdef cnp.ndarray array
-        arrays = [None] * num_inputs
         signature = [None] * (2 * num_inputs)
         for i in range(num_inputs):
             array = as_kernel_array(inputs[i])
@@ -243,7 +377,7 @@ cdef class AotKernel:
             if len(self.plans) >= MAX_PLANS:
                 del self.plans[next(iter(self.plans))]
             self.plans[key] = plan
-        return self.run_plan(<CallPlan>plan, arrays)
+        return <CallPlan>plan
 
     def infer_shape(self, list in_shapes, list in_dtypes, attrs):
         """The output shape ``<func>InferShape`` computes for inputs of these shapes (a tuple of ints)."""
@@ -316,6 +450,7 @@ cdef class AotKernel:
             add_tensor(plan.state.tensors(), shape, ms_dtype_name(dtype_name, self.op_name))
             plan.out_dims.append(np.array(shape, dtype=np.intp))
             plan.out_typenums.append(np.dtype(dtype_name).num)
+            plan.out_nbytes.push_back(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype_name).itemsize)
         plan.num_inputs = len(arrays)
         plan.num_outputs = len(out_shapes)
         if self.init_fn != NULL:
@@ -325,35 +460,63 @@ cdef class AotKernel:
                               f"{self.func_name}Init asked for")
         return plan
 
-    cdef list run_plan(self, CallPlan plan, list arrays):
+    cdef list run_plan(self, CallPlan plan, list arrays, list given_outputs):
+        """Call the kernel; outputs are new guarded arrays, or ``given_outputs`` (then the GIL is released)."""
         cdef int num_io = plan.num_inputs + plan.num_outputs
-        cdef vector[void *] io
+        cdef void *io_small[16]   # the parameter and guard tables of small calls live on the stack
+        cdef unsigned char *fronts_small[8]
+        cdef vector[void *] io_big
+        cdef vector[unsigned char *] fronts_big
+        cdef void **io = io_small
+        cdef unsigned char **fronts = fronts_small
         cdef Py_ssize_t total_bytes = 0
         cdef cnp.ndarray array
-        cdef cnp.ndarray dims
         cdef int j
-        io.resize(num_io)
+        if num_io > 16:
+            io_big.resize(num_io)
+            io = io_big.data()
+        if plan.num_outputs > 8:
+            fronts_big.resize(plan.num_outputs)
+            fronts = fronts_big.data()
         for j in range(plan.num_inputs):
             array = <cnp.ndarray>arrays[j]
             io[j] = cnp.PyArray_DATA(array)
             total_bytes += cnp.PyArray_NBYTES(array)
-        outputs = [None] * plan.num_outputs
-        for j in range(plan.num_outputs):
-            dims = <cnp.ndarray>plan.out_dims[j]
-            array = cnp.PyArray_EMPTY(<int>dims.shape[0], <cnp.npy_intp *>cnp.PyArray_DATA(dims),
-                                      <int>plan.out_typenums[j], 0)
-            outputs[j] = array
-            io[plan.num_inputs + j] = cnp.PyArray_DATA(array)
-            total_bytes += cnp.PyArray_NBYTES(array)
+        if given_outputs is None:
+            outputs = [None] * plan.num_outputs
+            for j in range(plan.num_outputs):
+                outputs[j] = guarded_output(<cnp.ndarray>plan.out_dims[j], <int>plan.out_typenums[j],
+                                            plan.out_nbytes[j], &fronts[j])
+                io[plan.num_inputs + j] = fronts[j] + kFrontGuardBytes
+                total_bytes += plan.out_nbytes[j]
+        else:
+            outputs = given_outputs
+            for j in range(plan.num_outputs):
+                io[plan.num_inputs + j] = cnp.PyArray_DATA(<cnp.ndarray>outputs[j])
+            total_bytes = RELEASE_GIL_MIN_BYTES
         cdef CallResult result
+        cdef const char *label = self.label
         if total_bytes >= RELEASE_GIL_MIN_BYTES:
             with nogil:
-                result = plan.state.Launch(self.fn, io.data())
+                result = plan.state.Launch(self.fn, io, label)
         else:
-            result = plan.state.Launch(self.fn, io.data())
+            result = plan.state.Launch(self.fn, io, label)
+        if given_outputs is None and result.outcome != kCallSignal:
+            for j in range(plan.num_outputs):
+                self.check_guard(fronts[j], plan.out_nbytes[j], j, outputs[j])
         if result.outcome != kCallOk:
             self.check(result, self.func_name)
         return outputs
+
+    cdef void check_guard(self, unsigned char *front, size_t data_bytes, int index, object output) except *:
+        """AotOutputOverrunError when the kernel wrote into the guard zones of output ``index``."""
+        cdef size_t tail = TailGuardBytes(data_bytes)
+        cdef unsigned char *after = front + kFrontGuardBytes + data_bytes
+        if GuardIntact(front, kFrontGuardBytes) and GuardIntact(after, tail):
+            return
+        raise overrun_error(self.op_name, self.func_name, self.file_path, index, output,
+                            BytesWrittenBefore(front, kFrontGuardBytes), BytesWrittenAfter(after, tail),
+                            kFrontGuardBytes, tail)
 
     cdef void check(self, CallResult result, str function) except *:
         if result.outcome == kCallOk:

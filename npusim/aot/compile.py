@@ -28,10 +28,11 @@ COMPILE_TIMEOUT_SECONDS = 300
 
 
 def cache_dir() -> Path:
-    """Where compiled kernels are kept: ``$NPUSIM_CACHE_DIR/aot``, default ``~/.cache/npusim/aot``."""
-    root = os.environ.get("NPUSIM_CACHE_DIR")
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "npusim"
-    return base / "aot"
+    """Where compiled kernels are kept: ``$NPUSIM_CACHE_DIR/aot``, default ``~/.cache/npusim/aot`` (created); when
+    that cannot be used, a private temporary cache with one CacheWarning (CacheDirError if that fails too; see
+    :func:`npusim.util.cachedir.usable_cache_dir`)."""
+    from npusim.util.cachedir import usable_cache_dir
+    return usable_cache_dir("aot")
 
 
 def compile_source(source_path, extra_flags=(), versions=None) -> Path:

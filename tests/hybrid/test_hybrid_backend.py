@@ -4,7 +4,7 @@ import pytest
 
 from npusim.custom.backends.base import CallAttrs, OpDesc
 from npusim.custom.backends.hybrid import AkgBackend, HybridBackend, akg_kind
-from npusim.errors import OpTypeError, OpValueError, UnsupportedError
+from npusim.errors import KernelBuildError, OpTypeError, OpValueError, UnsupportedError
 from npusim.hybrid import kernel
 from npusim.hybrid.compile import RESOURCE, KernelCache
 from npusim.sim.runtime import current_runtime
@@ -300,8 +300,11 @@ def compute_kernel(a):
     return tvm.compute(a.shape, lambda *i: a(*i))
 
 
-def test_akg_ir_builder_and_compute_are_unsupported():
-    with pytest.raises(UnsupportedError, match="ir_builder"):
-        make(ir_builder_kernel, "akg")
+def test_akg_compute_is_unsupported_and_ir_builder_must_return_an_extern():
+    # ir_builder kernels run (issue 11, tests/hybrid/test_hybrid_ir_builder.py); one returning a bare statement
+    # instead of a tvm.extern output is a build error naming it
+    op = make(ir_builder_kernel, "akg")
+    with pytest.raises(KernelBuildError, match="ir_builder_kernel.*tvm.extern"):
+        call(op, A)
     with pytest.raises(UnsupportedError, match="compute"):
         make(compute_kernel, "akg")

@@ -128,6 +128,13 @@ inline CallResult CallInferShape(InferShapeFn fn, bool cxx11_abi, const AttrStor
   });
 }
 
+// Calls a CUDA runtime's `int cudaGetDeviceCount(int *count)` (found in a kernel library's dependencies).
+using DeviceCountFn = int (*)(int *);
+inline CallResult CallDeviceCount(DeviceCountFn fn, int *count) {
+  *count = 0;
+  return GuardedCall([&]() { return fn(count); });
+}
+
 // Everything fixed for one (op, shapes, dtypes, attributes) signature: the tensor table, the AotExtra the Init
 // function filled, and the workspace buffers it asked for.
 class LaunchState {
@@ -162,8 +169,10 @@ class LaunchState {
   size_t num_workspaces() const { return workspaces_.size(); }
 
   // `io` holds the data pointers of the inputs then the outputs (tensors()->size() entries).  Safe to call
-  // without the GIL and from several threads at once: the parameter array is local to the call.
-  CallResult Launch(KernelFn fn, void *const *io) {
+  // without the GIL and from several threads at once: the parameter array is local to the call.  `label` names
+  // the call in the note left when a thread the kernel started crashes (fault_guard.h); it must outlive the call.
+  CallResult Launch(KernelFn fn, void *const *io, const char *label) {
+    RunningCall running(label);
     const int num_io = tensors_.size();
     const int nparam = num_io + static_cast<int>(workspaces_.size());
     if (nparam == 0) {  // MindSpore passes null pointers throughout when there is nothing to pass

@@ -4,6 +4,10 @@
 ``.so`` files are used as they are, ``.cc``/``.cpp`` sources are compiled then (cached, see
 :mod:`npusim.aot.compile`), ``.cu`` needs CUDA and is refused.  The library is loaded on first use; optional
 ``<func>Init`` and ``<func>InferShape`` functions are found next to ``<func>``.
+
+Kernels whose library starts threads of its own run in the aot worker process (:mod:`npusim.aot.isolated`), so
+that a crash on one of their threads ends the worker, not the interpreter; the others run in-process behind the
+bridge's crash guard.  ``NPUSIM_AOT_ISOLATION=always|never|auto`` overrides that choice (:mod:`npusim.aot.threads`).
 """
 from __future__ import annotations
 
@@ -14,7 +18,9 @@ import numpy as np
 
 from npusim.aot.attrs import fixed_reg_info_attrs
 from npusim.aot.compile import SOURCE_SUFFIXES, compile_source
+from npusim.aot.isolated import WORKER_RESOURCE, AotWorker, IsolatedKernel
 from npusim.aot.library import bridge, load_library
+from npusim.aot.threads import ISOLATION_ENV, isolation_mode
 from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
 from npusim.errors import OpTypeError, OpValueError, UnsupportedError
 
@@ -58,10 +64,18 @@ class AotBackend(Backend):
                              out_dtypes if type(out_dtypes) is list else list(out_dtypes))
 
     def kernel(self):
-        """The loaded kernel (library opened and functions looked up on the first call)."""
+        """The loaded kernel (library opened and functions looked up on the first call): a bridge AotKernel, or
+        an IsolatedKernel run by the runtime's aot worker for libraries that start threads."""
         if self._kernel is None:
             library = load_library(self.library_path, self.desc.name,
                                    self.runtime.cache(LIBRARIES_CACHE, LIBRARIES_ENTRIES))
+            mode = isolation_mode(self.desc.name)
+            reason = {"always": f"{ISOLATION_ENV}=always", "never": ""}.get(mode, library.threads)
+            if reason:
+                library.require(self.func_name, self.desc.name)
+                self._kernel = IsolatedKernel(self.runtime.resource(WORKER_RESOURCE, AotWorker), self.desc.name,
+                                              library.path, self.func_name, self._fixed_attrs, reason)
+                return self._kernel
             self._kernel = bridge().AotKernel(
                 self.desc.name, library.path, self.func_name,
                 library.require(self.func_name, self.desc.name),

@@ -1,6 +1,6 @@
 """Call overhead of an AICPU Custom op on a 4-element tensor, next to pyfunc, in the same run.
 
-    python benchmarks/bench_aicpu_overhead.py [--calls N] [--repeats R]
+    python benchmarks/bench_aicpu_overhead.py [--calls N] [--repeats R] [--mindspore-python PATH]
 
 Prints microseconds per call (best of R repeats of N calls; the rows' repeats are interleaved, so load from
 other processes on a shared machine hits every row alike) for:
@@ -8,7 +8,10 @@ other processes on a shared machine hits every row alike) for:
     library, selected with cust_aicpu="mindspore_aicpu_kernels"),
   - ops.Custom(func_type="pyfunc") doing the same add in Python,
   - AicpuBackend.launch alone, and the worker round trip alone (AicpuWorker.run of a prepared plan),
-and compares the Custom aicpu overhead with the target (<= 50 us; MindSpore's aot CPU call takes ~473 us).
+and compares the Custom aicpu overhead with the target (<= 50 us).  Only figures measured by this run are printed:
+with ``--mindspore-python PATH`` (or $NPUSIM_BENCH_MINDSPORE_PYTHON) naming an interpreter that imports MindSpore,
+MindSpore's own pyfunc and aot calls of the same add (aot: examples/aot_add.cc) are measured there, best of R
+batches of N calls, and printed side by side (see benchmarks/mindspore_reference.py).
 """
 from __future__ import annotations
 
@@ -21,6 +24,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mindspore_reference  # noqa: E402  (benchmarks/mindspore_reference.py)
+
+AOT_SOURCE = Path(__file__).resolve().parents[1] / "examples" / "aot_add.cc"
 
 TARGET_US = 50.0
 
@@ -88,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=5)
+    mindspore_reference.add_option(parser)
     args = parser.parse_args(argv)
     custom_aicpu, custom_pyfunc, backend = _custom_ops()
     backend_launch, worker_call = _lower_layers(backend)
@@ -106,10 +114,28 @@ def main(argv: list[str] | None = None) -> int:
     aicpu_us = results[rows[0][0]]
     pyfunc_us = results[rows[1][0]]
     print(f"  aicpu - pyfunc (the AI CPU's own cost)    {aicpu_us - pyfunc_us:8.1f} us/call")
+    reference = _mindspore_figures(args)
     verdict = "meets" if aicpu_us <= TARGET_US else "misses"
-    print(f"Custom aicpu call: {aicpu_us:.1f} us {verdict} the target of <= {TARGET_US:.0f} us "
-          f"(MindSpore's aot CPU call: ~473 us)")
-    return 0
+    compared = f" ({reference.name()} aot call: {reference.us_per_call[('aot', 4)]:.1f} us)" if reference else ""
+    print(f"Custom aicpu call: {aicpu_us:.1f} us {verdict} the target of <= {TARGET_US:.0f} us{compared}")
+    return 1 if args.mindspore_python and reference is None else 0
+
+
+def _mindspore_figures(args):
+    """MindSpore's pyfunc and aot calls on 4 elements, measured in the interpreter given (printed as rows), or
+    None with a line saying why."""
+    if not args.mindspore_python:
+        print(f"  {mindspore_reference.not_measured_line()}")
+        return None
+    try:
+        reference = mindspore_reference.measure(args.mindspore_python, AOT_SOURCE, [4], [args.calls], args.repeats)
+    except mindspore_reference.MindSporeRunError as exc:
+        print(f"  MindSpore: not measured: {exc}")
+        return None
+    print(f"  measured in {reference.python}: {reference.label()}")
+    for row in mindspore_reference.ROWS:
+        print(f"  {'MindSpore ops.Custom ' + row + ' (same add)':<42} {reference.us_per_call[(row, 4)]:8.1f} us/call")
+    return reference
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ import shlex
 import sys
 from pathlib import Path
 
+from npusim.cli import CommandParser, parse_command
 from npusim.errors import NpusimError
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="npusim aicpu", description="AICPU kernel libraries for npusim")
+    parser = CommandParser(prog="npusim aicpu", description="AICPU kernel libraries for npusim")
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="compile kernel sources into libNAME.so linked with npusim's runtime")
     build.add_argument("sources", nargs="+", metavar="SRC")
@@ -78,10 +79,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def aicpu_main(argv: list[str]) -> int:
     """Entry of ``npusim aicpu``; returns the exit status (2 for usage errors, 1 for build/lookup failures)."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # argparse exits on --help (0) and on usage errors (2)
-        return int(exc.code or 0)
+    args = parse_command(_parser(), argv)  # --help: 0; a usage error: one line, 2
+    if isinstance(args, int):
+        return args
     try:
         return _run(args)
     except NpusimError as exc:

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from npusim.cli import CommandParser, parse_command, usage_error
 from npusim.errors.sim import UnknownChipError
 from npusim.sim.runtime import chip_names, current_chip, get_chip, set_chip
 
@@ -56,19 +57,26 @@ def _chip_detail(name: str) -> str:
     return "\n".join(lines)
 
 
+def _chip_name(text: str) -> str:
+    """argparse type of a chip option: a chip npusim models (a usage error names the known ones)."""
+    try:
+        get_chip(text)
+    except UnknownChipError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def chips_main(argv: list) -> int:
     """``npusim chips [--json] [NAME]``: list the chip models, or show one with the source of every number."""
-    parser = argparse.ArgumentParser(prog="npusim chips", description="List the simulated Ascend chips.")
-    parser.add_argument("name", nargs="?", help="show one chip in detail (numbers, sources, paths, instructions)")
+    parser = CommandParser(prog="npusim chips", description="List the simulated Ascend chips.")
+    parser.add_argument("name", nargs="?", type=_chip_name,
+                        help="show one chip in detail (numbers, sources, paths, instructions)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    args = parser.parse_args(argv)
+    args = parse_command(parser, argv)
+    if isinstance(args, int):
+        return args
     selected = current_chip().name
     if args.name:
-        try:
-            get_chip(args.name)
-        except UnknownChipError as exc:
-            print(f"npusim chips: {exc}")
-            return 2
         if args.json:
             print(json.dumps(_chip_row(get_chip(args.name)), indent=2))
         else:
@@ -81,33 +89,64 @@ def chips_main(argv: list) -> int:
     return 0
 
 
+def _output_file(text: str) -> str:
+    """argparse type of an output file option: its directory must exist."""
+    directory = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(directory):
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: directory {directory!r} does not exist")
+    return text
+
+
+def _profile_parser() -> argparse.ArgumentParser:
+    parser = CommandParser(prog="npusim profile",
+                           usage="%(prog)s [--soc NAME] [--trace FILE] [--png FILE] [--json FILE] SCRIPT [ARGS...]",
+                           description="Run SCRIPT as `npusim run` does and report every NPU kernel.")
+    parser.add_argument("--soc", type=_chip_name, metavar="NAME",
+                        help="chip to simulate (default: NPUSIM_SOC or Ascend910)")
+    parser.add_argument("--trace", type=_output_file, metavar="FILE",
+                        help="write a Chrome-trace JSON (open in Perfetto / chrome://tracing)")
+    parser.add_argument("--png", type=_output_file, metavar="FILE", help="write a timeline picture (needs matplotlib)")
+    parser.add_argument("--json", dest="json_path", type=_output_file, metavar="FILE",
+                        help="write the per-kernel table as JSON")
+    parser.add_argument("script", nargs="?", metavar="SCRIPT", help="the script to run (its own arguments follow it)")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
 def profile_main(argv: list) -> int:
-    """``npusim profile [--soc NAME] [--trace FILE] [--png FILE] [--json FILE] SCRIPT [ARGS...]``."""
-    parser = argparse.ArgumentParser(prog="npusim profile",
-                                     description="Run SCRIPT as `npusim run` does and report every NPU kernel.")
-    parser.add_argument("--soc", help="chip to simulate (default: NPUSIM_SOC or Ascend910)")
-    parser.add_argument("--trace", help="write a Chrome-trace JSON (open in Perfetto / chrome://tracing)")
-    parser.add_argument("--png", help="write a timeline picture (needs matplotlib)")
-    parser.add_argument("--json", dest="json_path", help="write the per-kernel table as JSON")
-    parser.add_argument("script")
-    parser.add_argument("args", nargs=argparse.REMAINDER)
-    args = parser.parse_args(argv)
+    """``npusim profile [--soc NAME] [--trace FILE] [--png FILE] [--json FILE] SCRIPT [ARGS...]``: the script's
+    exit status (1 if it raised: its traceback starts at its own frame), 2 for a usage error (one line)."""
+    args = parse_command(_profile_parser(), argv)
+    if isinstance(args, int):
+        return args
+    if args.script is None:
+        return usage_error("npusim profile", "no script given (see npusim profile --help)")
     from npusim.runner import run_script
     from npusim.sim.profiler import profile
+    if not os.path.exists(args.script):
+        return usage_error("npusim profile", f"no such script: {args.script}")
     if args.soc:
         set_chip(args.soc)
-    if not os.path.exists(args.script):
-        print(f"npusim profile: no such script: {args.script}", file=sys.stderr)
-        return 2
     with profile() as session:
         try:
             status = run_script(args.script, list(args.args))
         finally:
-            _report(session, args)
-    return status
+            written = _report(session, args)
+    return status if written else max(status, 1)
 
 
-def _report(session, args) -> None:
+def _report(session, args) -> bool:
+    """Print the kernel table and write the files asked for; False (after a one-line message) if one cannot be
+    written."""
+    try:
+        _write_report(session, args)
+    except OSError as exc:
+        print(f"npusim profile: cannot write the report: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _write_report(session, args) -> None:
     print("\nnpusim profile: NPU kernels")
     print(session.table())
     if args.trace:

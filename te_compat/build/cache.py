@@ -5,24 +5,36 @@ Layout: ``$NPUSIM_CACHE_DIR/tbe/<key digest>/kernel_meta/<kernel name>.{o,json}`
 fingerprint (:func:`compiler_fingerprint`), a sha256 over every source file of the packages that take part in a
 build — the TBE compiler (``te_compat``) and ``npusim`` (the simulator whose ISA semantics, rounding and
 saturation constant folding bakes into kernels, the chip YAMLs, the Custom tbe backend ...) — and the versions of
-Python, numpy and TVM.  Editing any of them invalidates old entries.  An entry is built in a private staging
-directory and published with one ``rename``, so concurrent processes never see a half-written entry.
+Python, numpy and TVM.  Editing any of them invalidates old entries.
+
+An entry is built in a private staging directory and published with one ``rename``, so concurrent processes
+never see a half-written entry, and publishing never deletes an intact entry: when several processes build the
+same kernel at once, the first to publish wins and the others keep its entry (theirs is equivalent).  Only a
+damaged entry (a file missing, a kernel_meta JSON :func:`~te_compat.build.load_built` rejects) is replaced: moved
+aside with one ``rename``, then removed, with one :class:`~npusim.errors.CacheWarning` naming it.  An unusable
+cache directory falls back to a private temporary one (:func:`npusim.util.cachedir.usable_cache_dir`).
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import importlib.metadata
 import importlib.util
 import os
 import shutil
 import sys
+import uuid
+import warnings
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
-ENV_VAR = "NPUSIM_CACHE_DIR"
+from npusim.errors import CacheDirError, CacheWarning, TbeLaunchError
+from npusim.util.cachedir import ENV_VAR, usable_cache_dir  # noqa: F401  (ENV_VAR: kept as this module's name)
+from te_compat.build.launch import load_built
+
 SUBDIR = "tbe"
 META_SUBDIR = "kernel_meta"
 #: the packages whose source decides what a build produces (found by name, never by a path)
@@ -34,10 +46,9 @@ FINGERPRINT_RESOURCE = "tbe.compiler_fingerprint"
 
 
 def cache_root() -> Path:
-    """``$NPUSIM_CACHE_DIR/tbe``, default ``~/.cache/npusim/tbe``."""
-    root = os.environ.get(ENV_VAR)
-    base = Path(root).expanduser() if root else Path.home() / ".cache" / "npusim"
-    return base / SUBDIR
+    """``$NPUSIM_CACHE_DIR/tbe``, default ``~/.cache/npusim/tbe`` (created); a private temporary cache when that
+    cannot be used (see :func:`npusim.util.cachedir.usable_cache_dir`)."""
+    return usable_cache_dir(SUBDIR)
 
 
 def package_roots(packages: Iterable[str] = FINGERPRINT_PACKAGES) -> tuple[Path, ...]:
@@ -109,20 +120,93 @@ def entry_meta_dir(digest: str) -> Path:
 @contextlib.contextmanager
 def staging(digest: str):
     """Yield a fresh kernel_meta directory to build into; on normal exit publish it as the entry ``digest``
-    (replacing a stale one); on error remove it.  The published kernel_meta path is ``entry_meta_dir(digest)``."""
+    (:func:`publish`); on error remove it.  The published kernel_meta path is ``entry_meta_dir(digest)``."""
     root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    stage = root / f".{digest}.{os.getpid()}.{id(object())}.staging"
-    shutil.rmtree(stage, ignore_errors=True)
-    (stage / META_SUBDIR).mkdir(parents=True)
+    try:
+        stage = root / f".{digest}.{os.getpid()}.{uuid.uuid4().hex}.staging"      # unique; the umask's mode
+        (stage / META_SUBDIR).mkdir(parents=True)
+    except OSError as exc:
+        raise CacheDirError(f"cannot create a staging directory for TBE kernel cache entry {digest} in "
+                            f"'{root}': {exc}") from exc
     try:
         yield stage / META_SUBDIR
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
-    final = root / digest
-    shutil.rmtree(final, ignore_errors=True)  # a stale or corrupt entry being rebuilt
+    publish(stage, root / digest)
+
+
+#: how many times :func:`publish` retries when other processes move the entry meanwhile
+PUBLISH_ATTEMPTS = 8
+
+
+def publish(stage: Path, final: Path) -> bool:
+    """Make the built entry ``stage`` the entry ``final`` unless an intact one is there (another process published
+    the same kernel meanwhile: it is kept and ``stage`` removed).  A damaged entry is moved aside and removed, with
+    one CacheWarning.  Never deletes an intact entry; True when ``stage`` became the entry."""
+    expected = {p.name for p in (stage / META_SUBDIR).iterdir()}
+    try:
+        for _ in range(PUBLISH_ATTEMPTS):
+            if _rename_into_place(stage, final):
+                return True
+            problem = entry_problem(final, expected)
+            if problem is None:
+                return False
+            if final.exists() or final.is_symlink():
+                _move_aside(final, problem)
+        return False
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _rename_into_place(stage: Path, final: Path) -> bool:
+    """``rename(stage, final)``: True if done, False if ``final`` is taken (a non-empty directory or a file)."""
     try:
         os.rename(stage, final)
-    except OSError:  # another process published the same entry meanwhile: keep theirs
-        shutil.rmtree(stage, ignore_errors=True)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            return False
+        raise CacheDirError(f"cannot publish the TBE kernel cache entry '{final}': {exc}") from exc
+
+
+def entry_problem(entry: Path, expected_names=()) -> str | None:
+    """Why the published entry ``entry`` cannot be used (missing, not a directory, lacks one of
+    ``expected_names`` in its kernel_meta, a JSON that :func:`~te_compat.build.load_built` rejects), or None."""
+    meta_dir = entry / META_SUBDIR
+    if not entry.is_dir() or not meta_dir.is_dir():
+        return "missing" if not (entry.exists() or entry.is_symlink()) else "not a directory of kernel_meta files"
+    try:
+        names = {p.name for p in meta_dir.iterdir()}
+    except OSError as exc:
+        return f"unreadable: {exc}"
+    lacking = sorted(set(expected_names) - names)
+    if lacking:
+        return f"lacks {', '.join(lacking)}"
+    jsons = sorted(n for n in names if n.endswith(".json"))
+    if not jsons:
+        return "holds no kernel JSON"
+    for name in jsons:
+        try:
+            load_built(meta_dir / name)
+        except TbeLaunchError as exc:
+            return str(exc)
+    return None
+
+
+def _move_aside(final: Path, problem: str) -> None:
+    """Rename the damaged entry ``final`` to a unique hidden name, then remove it (another process may have moved
+    it already: nothing to do then)."""
+    aside = final.with_name(f".{final.name}.{uuid.uuid4().hex}.damaged")
+    try:
+        os.rename(final, aside)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CacheDirError(f"cannot replace the damaged TBE kernel cache entry '{final}': {exc}") from exc
+    warnings.warn(CacheWarning(f"npusim: the TBE kernel cache entry '{final}' was damaged ({problem}); it was "
+                               f"rebuilt and replaced"))
+    if aside.is_dir() and not aside.is_symlink():
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        aside.unlink(missing_ok=True)

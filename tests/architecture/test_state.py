@@ -45,6 +45,8 @@ ROOTS = {
     ("npusim/frontend/context.py", "_context"): "mindspore.set_context is process-wide in MindSpore",
     ("npusim/ms/jit.py", "_seed"): "mindspore.set_seed is process-wide in MindSpore",
     ("aicpu_loader/worker.py", "_live_workers"): "weak set of workers to forget in a forked child (fork hygiene)",
+    ("npusim/util/cachedir.py", "_warned"): "the cache-directory warnings issued: one per process, like Python's "
+                                            "warning registry (which catch_warnings resets)",
 }
 
 _MUTATORS = {"append", "extend", "add", "update", "setdefault", "pop", "popitem", "clear", "insert", "remove",

@@ -11,10 +11,10 @@ from npusim.custom import outputs as out_spec
 from npusim.custom.attrs import bind_attrs
 from npusim.custom.backends import BACKENDS, backend_class
 from npusim.custom.backends.base import OpDesc
-from npusim.custom.reg_info import normalise_reg_info
+from npusim.custom.reg_info import flatten_dynamic_inputs, normalise_reg_info
 from npusim.custom.selection import select_row
-from npusim.errors import GradientError, OpTypeError, OpValueError
-from npusim.frontend import autodiff, context
+from npusim.errors import GradientError, OpTypeError, OpValueError, TooManyInputsError
+from npusim.frontend import autodiff, bprop_check, context
 from npusim.frontend import dtype as mstype
 from npusim.frontend.primitive import Primitive
 from npusim.frontend.tensor import Tensor
@@ -77,9 +77,27 @@ class Custom(Primitive):
         desc = OpDesc(func=func, name=self.op_name, reg_info=self.reg_info,
                       device_target=context.get_device_target(), func_type=func_type)
         self.backend = backend_class(func_type)(desc, runtime=current_runtime())
+        if self.bprop is None and hasattr(self.backend, "automatic_bprop"):
+            # hybrid/akg ops without bprop: MindSpore's _hybrid_autodiff gives them a derived backward (issue 11)
+            self.bprop = self.backend.automatic_bprop()
         self._needs_runtime = self.backend.needs_runtime
         self._n_inputs = len(self.reg_info["inputs"]) if self.reg_info and self.reg_info.get("inputs") else None
         self._plans = BoundedCache(f"custom.plans[{self.op_name}]", PLAN_ENTRIES)
+        self._own_fields = frozenset(self.__dict__) | {"_own_fields"}  # add_prim_attr never overwrites these
+
+    # ---- attributes ---------------------------------------------------------------------------------------------
+    def add_prim_attr(self, name, value):
+        """Set attribute ``name`` (MindSpore's way to give a reg-info attribute a value without passing it at every
+        call); the next call binds it."""
+        super().add_prim_attr(name, value)
+        plans = self.__dict__.get("_plans")
+        if plans is not None:
+            plans.clear()  # plans hold bound attribute values
+        return self
+
+    def _mirrors(self, name) -> bool:
+        own = self.__dict__.get("_own_fields")
+        return super()._mirrors(name) and name not in (self.__dict__ if own is None else own)
 
     # ---- call ---------------------------------------------------------------------------------------------------
     def _split(self, args):
@@ -92,10 +110,26 @@ class Custom(Primitive):
             raise OpValueError(f"Custom op '{self.op_name}' takes {n} tensor inputs, but got {len(args)} arguments")
         return args[:n], args[n:]
 
+    def _check_extra_tensors(self, attr_args) -> None:
+        """A Tensor where an attribute belongs (an array, when the reg info declares no attributes) is one tensor
+        input more than the reg info declares."""
+        has_attrs = bool(self.reg_info.get("attr"))
+        for position, value in enumerate(attr_args):
+            if isinstance(value, Tensor) or (not has_attrs and isinstance(value, np.ndarray)):
+                names = ", ".join(str(e.get("name", i)) for i, e in enumerate(self.reg_info["inputs"]))
+                raise TooManyInputsError(
+                    f"For 'Custom' op '{self.op_name}', the registration info declares {self._n_inputs} tensor "
+                    f"input(s) ({names}), but argument {self._n_inputs + position} of the call is a tensor too: "
+                    f"declare every tensor input with .input(index, name) (a list of tensors: one 'dynamic' "
+                    f"input), or pass attributes as Python values")
+
     def _plan(self, arrays, attr_args):
+        if self._n_inputs is not None and attr_args:
+            self._check_extra_tensors(attr_args)
         in_dtypes = [str(a.dtype) for a in arrays]
         row = select_row(self.op_name, self.func_type, self.reg_info, in_dtypes)
-        attrs = bind_attrs(self.op_name, self.reg_info, tuple(attr_args), self.func_type)
+        attrs = bind_attrs(self.op_name, self.reg_info, tuple(attr_args), self.func_type, self.attrs,
+                           self._n_inputs if self._n_inputs is not None else len(arrays))
         shapes, dtypes = out_spec.resolve(
             self.op_name, self.out_shape, self.out_dtype, [list(a.shape) for a in arrays],
             [mstype.to_type(a.dtype) for a in arrays], attr_args)
@@ -105,6 +139,7 @@ class Custom(Primitive):
             inferred_shapes, inferred_dtypes = self.backend.infer([a.shape for a in arrays], in_dtypes, attrs)
             shapes = shapes if shapes is not None else [tuple(s) for s in inferred_shapes]
             dtypes = dtypes if dtypes is not None else list(inferred_dtypes)
+        out_spec.check_sizes(self.op_name, shapes, dtypes)
         multi = len(dtypes) != 1 or isinstance(self.out_dtype, (tuple, list)) or (
             callable(self.out_dtype) and len(shapes) != 1)
         return _Plan(shapes, dtypes, attrs, multi)
@@ -112,7 +147,10 @@ class Custom(Primitive):
     def __call__(self, *args):
         n = self._n_inputs
         tensors, attr_args = (args[:n], args[n:]) if n is not None and len(args) >= n else self._split(args)
-        arrays = [t._data if type(t) is Tensor or isinstance(t, Tensor) else np.asarray(t) for t in tensors]
+        # a reg-info "dynamic" input takes a list/tuple of tensors (MindSpore: op([x1, x2], bias)); the backends get
+        # one array per tensor and regroup them from the reg info (npusim.custom.reg_info.group_sizes)
+        flat = flatten_dynamic_inputs(self.reg_info, tensors) if self.reg_info else tensors
+        arrays = [t._data if type(t) is Tensor or isinstance(t, Tensor) else np.asarray(t) for t in flat]
         signature = tuple([(a.shape, a.dtype) for a in arrays])
         try:
             # the types too: True, 1 and 1.0 are equal keys in Python but bind to attributes differently
@@ -145,14 +183,31 @@ class Custom(Primitive):
             dout = tuple(douts) if multi else douts[0]
             grads = self.bprop(*tensors, *attr_args, out, dout)
             grads = grads if isinstance(grads, (tuple, list)) else (grads,)
-            if len(grads) < len(tensors):
-                raise GradientError(f"bprop of Custom op '{self.op_name}' returned {len(grads)} gradients for "
-                                    f"{len(tensors)} inputs")
-            return [g if g is None or isinstance(g, Tensor) else Tensor._wrap(np.asarray(g)) for g in grads]
+            return self._checked_grads(tensors, attr_args, grads)
         return rule
+
+    def _checked_grads(self, tensors, attr_args, grads) -> list:
+        """The bprop's gradients as Tensors, checked as MindSpore's check_bprop checks them: one per input
+        (npusim accepts leaving out trailing attribute arguments' gradients) and each of its input's shape (dtype
+        too under ``set_context(check_bprop=True)``)."""
+        tips = f"user defined method 'bprop' of Custom op '{self.op_name}'"
+        bprop_check.check_count(tips, len(grads), len(tensors) + len(attr_args), len(tensors))
+        grads = [_as_gradient(g, arg) for g, arg in zip(grads, tuple(tensors) + tuple(attr_args))]
+        bprop_check.check_grads(tips, tensors, grads[:len(tensors)], context.flag("check_bprop"))
+        return grads
 
     def __repr__(self):
         return f"Custom[{self.func_type}:{self.op_name}]"
+
+
+def _as_gradient(grad, arg):
+    """A bprop's gradient as a Tensor (None stays None; the gradient of a list input — a dynamic input — stays a
+    list)."""
+    if grad is None or isinstance(grad, Tensor):
+        return grad
+    if isinstance(arg, (list, tuple)) and isinstance(grad, (list, tuple)):
+        return grad
+    return Tensor._wrap(np.asarray(grad))
 
 
 def registered_func_types():

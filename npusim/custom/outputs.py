@@ -3,8 +3,16 @@ from __future__ import annotations
 
 import numbers
 
-from npusim.errors import OpTypeError, OpValueError
+import numpy as np
+
+from npusim.errors import OpTypeError, OpValueError, OutputSizeError, OutputSpecError
 from npusim.frontend import dtype as mstype
+
+#: the largest byte size an output may have: a size must fit the host's signed size type (numpy's limit, and the
+#: int64 fields an aicpu call plan carries)
+MAX_OUTPUT_NBYTES = int(np.iinfo(np.intp).max)
+#: the negative dims an out_shape may hold: -1 (a dynamic dim), -2 (a dynamic rank), as MindSpore writes them
+DYNAMIC_DIMS = (-1, -2)
 
 
 def check_kinds(out_shape, out_dtype):
@@ -30,18 +38,52 @@ def split_shapes(op_name, value) -> list[tuple]:
         return [tuple(int(v) for v in value)]
     if isinstance(value, (tuple, list)) and all(_is_shape(v) for v in value):
         return [tuple(int(x) for x in v) for v in value]
-    raise OpTypeError(f"For 'Custom' op '{op_name}', 'out_shape' must give a shape (list of ints) or a tuple of "
-                      f"shapes, but got {value!r}")
+    raise OutputSpecError(f"For 'Custom' op '{op_name}', 'out_shape' must give a shape (list of ints) or a tuple "
+                          f"of shapes, but got {value!r}")
+
+
+def _dtype_name(op_name, item, index, value) -> str:
+    if item is None or (isinstance(item, mstype.Type) and item.np_dtype is None):
+        raise OutputSpecError(f"For 'Custom' op '{op_name}', 'out_dtype' gives {item!r} for output {index} "
+                              f"(from {value!r}): every output needs a MindSpore dtype such as mindspore.float32; "
+                              f"an out_dtype function must return one (or a tuple of them), not None")
+    try:
+        return mstype.np_name(item)
+    except OpTypeError:
+        raise OutputSpecError(f"For 'Custom' op '{op_name}', 'out_dtype' must give MindSpore dtypes, "
+                              f"but got {value!r}") from None
 
 
 def split_dtypes(op_name, value) -> list[str]:
-    """One dtype or a tuple of dtypes → list of numpy dtype names."""
+    """One dtype or a tuple of dtypes → list of numpy dtype names (None, or a type with no data such as
+    mindspore.string, is an OutputSpecError naming the op)."""
     items = list(value) if isinstance(value, (tuple, list)) else [value]
+    return [_dtype_name(op_name, item, index, value) for index, item in enumerate(items)]
+
+
+def _itemsize(dtype) -> int:
     try:
-        return [mstype.np_name(item) for item in items]
-    except OpTypeError:
-        raise OpTypeError(f"For 'Custom' op '{op_name}', 'out_dtype' must give MindSpore dtypes, "
-                          f"but got {value!r}") from None
+        return np.dtype(dtype).itemsize
+    except TypeError:  # a name numpy lacks (bfloat16): count it as one byte, the size check stays a lower bound
+        return 1
+
+
+def check_sizes(op_name, shapes, dtypes) -> None:
+    """Every output shape can exist: dims are ints ≥ 0 (or -1 / -2 for a dynamic output) and the byte size fits
+    :data:`MAX_OUTPUT_NBYTES` — checked here, before any backend allocates (numpy would say "array is too big", an
+    aicpu plan could not even encode the size)."""
+    for index, (shape, dtype) in enumerate(zip(shapes, dtypes)):
+        bad = [d for d in shape if d < 0 and d not in DYNAMIC_DIMS]
+        if bad:
+            raise OutputSizeError(f"For 'Custom' op '{op_name}', output {index} has shape {list(shape)}: a dim must "
+                                  f"be >= 0 (or -1 / -2 for a dynamic output), but got {bad[0]}")
+        nbytes = _itemsize(dtype)
+        for dim in shape:
+            nbytes *= max(int(dim), 1)
+        if nbytes > MAX_OUTPUT_NBYTES:
+            raise OutputSizeError(f"For 'Custom' op '{op_name}', output {index} of shape {list(shape)} and dtype "
+                                  f"{dtype} would take {nbytes} bytes, more than any array can hold "
+                                  f"({MAX_OUTPUT_NBYTES} bytes): check out_shape")
 
 
 def resolve(op_name, out_shape, out_dtype, call_shapes, call_dtypes, call_attrs):

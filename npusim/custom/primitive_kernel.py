@@ -14,7 +14,7 @@ from __future__ import annotations
 from npusim.custom import op_lib
 from npusim.custom.attrs import fixed_value
 from npusim.custom.reg_info import default_value, param_type
-from npusim.errors import OpValueError, UnsupportedError
+from npusim.errors import MissingAttributeError, UnsupportedError
 
 _CUSTOM_SLOT = "_npusim_registered_custom"
 
@@ -58,9 +58,11 @@ def _attr_values(prim, entry: op_lib.RegisteredOp) -> tuple:
         elif default_value(spec) is not None:
             pending.append(default_value(spec))
         elif param_type(spec) == "required":
-            raise OpValueError(f"Primitive '{prim.name}': its op info requires the attribute '{name}', but the "
-                               f"primitive has none of that name (declare it as an __init__ argument with "
-                               f"@prim_attr_register, or call add_prim_attr)")
+            raise MissingAttributeError(
+                f"Primitive '{prim.name}': its op info requires the attribute '{name}', but the primitive has none "
+                f"of that name. Give it one of these ways: declare it as an __init__ argument with "
+                f"@prim_attr_register, call self.add_prim_attr('{name}', value), or give the op info's attr a "
+                f"default_value")
         else:
             break
     return tuple(values)

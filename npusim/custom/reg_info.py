@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 
-from npusim.errors import OpTypeError, OpValueError
+from npusim.errors import OpTypeError, OpValueError, UnsupportedError
 
 _DTYPES = {"BOOL": "bool", "I8": "int8", "U8": "uint8", "I16": "int16", "U16": "uint16", "I32": "int32",
            "U32": "uint32", "I64": "int64", "U64": "uint64", "F16": "float16", "F32": "float32",
@@ -148,6 +148,8 @@ class TBERegOp(RegOp):
 
     def input(self, index=None, name=None, need_compile=None, param_type=None, shape=None, value_depend=None,
               **kwargs):
+        if value_depend is not None:  # MindSpore keeps it (v2 key "valueDepend"): the input is a constant
+            kwargs["valueDepend"] = _check_str(value_depend, "'value_depend'")
         return super().input(index, name, param_type, **kwargs)
 
     def output(self, index=None, name=None, need_compile=None, param_type=None, shape=None, **kwargs):
@@ -240,3 +242,50 @@ def param_type(entry: dict) -> str:
 
 def default_value(entry: dict):
     return entry.get("defaultValue", entry.get("default_value"))
+
+
+#: reg-info ``param_type`` of an input/output that takes any number of tensors (MindSpore's dyn_input_sizes)
+DYNAMIC = "dynamic"
+#: ``value_depend`` values saying the kernel build needs the input's value (MindSpore then passes ``const_value``)
+_VALUE_DEPENDS = ("required", "optional")
+
+
+def value_depends(entry: dict) -> bool:
+    """Whether an input entry declares its value needed at build time (``value_depend`` / ``valueDepend``
+    "required" or "optional"): MindSpore then gives the TBE impl the input's ``const_value``."""
+    flag = entry.get("valueDepend", entry.get("value_depend"))
+    return isinstance(flag, str) and flag.lower() in _VALUE_DEPENDS
+
+
+def group_sizes(op_name: str, entries: list, count: int, what: str = "input") -> list[int]:
+    """How many of ``count`` tensors each reg-info entry takes, in order: one per required/optional entry, the rest
+    for the one ``dynamic`` entry (MindSpore's dyn_input_sizes).  More than one dynamic entry is ambiguous
+    without the call's grouping (unless every entry takes one tensor) and is refused (UnsupportedError); too few
+    tensors raise OpValueError."""
+    dynamic = [i for i, entry in enumerate(entries) if param_type(entry) == DYNAMIC]
+    if not dynamic or (len(dynamic) > 1 and count == len(entries)):
+        return [1] * len(entries)  # (several dynamic entries with one tensor each: the only reading of the count)
+    if len(dynamic) > 1:
+        names = ", ".join(str(entries[i].get("name", i)) for i in dynamic)
+        raise UnsupportedError(f"Custom op '{op_name}': its registration info has {len(dynamic)} dynamic {what}s "
+                               f"({names}); npusim supports one dynamic {what} per op")
+    fixed = len(entries) - 1
+    if count < fixed + 1:
+        raise OpValueError(f"Custom op '{op_name}' has {fixed} {what}(s) plus the dynamic {what} "
+                           f"'{entries[dynamic[0]].get('name', dynamic[0])}' (at least one tensor), but got "
+                           f"{count} tensor(s)")
+    return [count - fixed if i == dynamic[0] else 1 for i in range(len(entries))]
+
+
+def flatten_dynamic_inputs(reg: dict | None, tensors) -> list:
+    """The call's tensor arguments with each ``dynamic`` input's list/tuple of tensors spliced in its place
+    (``op([x1, x2, x3], bias)``, as MindSpore calls an op with a dynamic input)."""
+    entries = (reg or {}).get("inputs") or []
+    flat = []
+    for index, value in enumerate(tensors):
+        dynamic = index < len(entries) and param_type(entries[index]) == DYNAMIC
+        if dynamic and isinstance(value, (list, tuple)):
+            flat.extend(value)
+        else:
+            flat.append(value)
+    return flat

@@ -1,6 +1,7 @@
 """Kernel selection: match a call's input dtypes against the reg-info ``dtype_format`` rows."""
 from __future__ import annotations
 
+from npusim.custom.reg_info import DYNAMIC, group_sizes, param_type
 from npusim.errors import KernelSelectionError
 
 _DEFAULT_FORMATS = ("", "DefaultFormat", "ND")
@@ -12,12 +13,24 @@ def _row_text(row, n_inputs):
     return f"({ins}) -> ({outs})"
 
 
+def _expanded(row, sizes: list[int]):
+    """``row`` with each input column repeated for the tensors its input takes (a dynamic input's column applies
+    to every tensor of the input, as in MindSpore's kernel selection); the output columns follow unchanged."""
+    columns = [column for column, size in zip(row, sizes) for _ in range(size)]
+    return tuple(columns) + tuple(row[len(sizes):])
+
+
 def select_row(op_name: str, func_type: str, reg: dict | None, in_dtypes: list[str]):
     """The dtype_format row matching ``in_dtypes`` (rows with default formats preferred), or None if the op
-    declares no rows.  No match → KernelSelectionError listing the supported rows."""
+    declares no rows.  No match → KernelSelectionError listing the supported rows.  With a ``dynamic`` input the
+    row returned has that input's column once per tensor (``in_dtypes`` is one dtype per tensor)."""
     rows = (reg or {}).get("dtype_format") or []
     if not rows:
         return None
+    entries = (reg or {}).get("inputs") or []
+    if any(param_type(entry) == DYNAMIC for entry in entries):
+        sizes = group_sizes(op_name, entries, len(in_dtypes))
+        rows = [_expanded(row, sizes) for row in rows]
     n = len(in_dtypes)
     matches = [row for row in rows
                if len(row) >= n and all(col[0] in ("", dt) for col, dt in zip(row[:n], in_dtypes))]

@@ -14,6 +14,11 @@ class TbeArgumentError(TbeError, OpValueError, RuntimeError):
     """A DSL call or a para_check/op_utils check rejects an argument (shape, axis, dtype, kernel name ...)."""
 
 
+class TbeDtypeError(TbeArgumentError):
+    """An unknown dtype name given to the TVM API (``tvm.placeholder``, ``tvm.const``, ``tvm.var`` ...): a
+    RuntimeError as CANN's TVM raises (its TVMError), and a ValueError as TVM 0.27 raises."""
+
+
 class TbeTypeError(TbeError, OpTypeError):
     """An argument of the wrong kind (a tensor where a scalar is expected, a scalar of the wrong Python type ...)."""
 
@@ -35,5 +40,5 @@ class TikUnsupportedError(TbeError, UnsupportedError, ImportError):
     ``try: ... except ImportError``)."""
 
 
-__all__ = ["TikUnsupportedError", "TbeError", "TbeArgumentError", "TbeTypeError", "TbeScheduleError", "TbeBuildError",
+__all__ = ["TikUnsupportedError", "TbeError", "TbeArgumentError", "TbeDtypeError", "TbeTypeError", "TbeScheduleError", "TbeBuildError",
            "TbeLaunchError"]

@@ -4,7 +4,9 @@
   ``kernel_meta/<name>.o`` + ``<name>.json`` (see :mod:`te_compat.build.config` for the config keys and
   :mod:`te_compat.build.kernel_meta` for the files).
 * :func:`kernel_meta_dir`: ``./kernel_meta`` of the working directory, or ``$NPUSIM_KERNEL_META``.
-* :func:`load_built` → :class:`BuiltKernel`; ``BuiltKernel.run(*inputs)`` launches on the simulated device.
+* :func:`load_built` → :class:`BuiltKernel`; ``BuiltKernel.run(*inputs)`` launches on the simulated device.  For
+  a dynamic-shape op entry called with unknown dims it returns a :class:`~te_compat.build.deferred.DeferredKernel`,
+  built per concrete shape when run.
 * :func:`kernel_text`: the readable listing of an npusim kernel (what ``print_ir`` prints).
 * :func:`collect_builds`: the BuildResults of the builds made inside a ``with`` block, handed over as objects
   (``BuiltKernel.from_result``), so the code that asked for a build need not read its files back.

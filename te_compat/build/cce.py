@@ -21,6 +21,7 @@ from te_compat.build.collect import report_build
 from te_compat.build.config import BuildConfig, parse_config
 from te_compat.build.kernel_meta import ArgSpec, kernel_meta_dir, write_kernel_files
 from te_compat.build.printer import kernel_text
+from te_compat.dsl.cast import autocast_notes
 from te_compat.objects import dtype_of, raw_tree
 
 _BYTE_DTYPES = frozenset({"bool", "int8", "uint8"})
@@ -30,13 +31,16 @@ _BYTE_DTYPES = frozenset({"bool", "int8", "uint8"})
 class BuildResult:
     """What one build produced: the kernel (an npusim Kernel), its argument specs, the JSON path and the JSON's
     content (both None if need_build=False).  Every build is also reported to an open
-    :func:`~te_compat.build.collect.collect_builds` (how ops.Custom gets the kernel it asked an impl to build)."""
+    :func:`~te_compat.build.collect.collect_builds` (how ops.Custom gets the kernel it asked an impl to build).
+    ``autocasts``: per argument, the DSL auto-casts on the way to it (notes naming the function, the instruction
+    and the cast; empty for inputs) — what explains an output whose dtype is not the one its caller expects."""
 
     name: str
     kernel: object
     args: tuple
     json_path: Optional[Path]
     meta: Optional[dict] = None
+    autocasts: tuple = ()
 
 
 def cce_build_code(sch, config) -> None:
@@ -70,13 +74,14 @@ def build_kernel(sch, config, runtime=None) -> BuildResult:
     _check_params(kernel, args, cfg.name)
     if cfg.print_ir:
         print(kernel_text(kernel), flush=True)
+    autocasts = tuple(autocast_notes(t) if a.output and a.kind == "gm" else () for t, a in zip(cfg.tensor_list, args))
     if not cfg.need_build:
-        result = BuildResult(cfg.name, kernel, args, None)
+        result = BuildResult(cfg.name, kernel, args, None, autocasts=autocasts)
     else:
         classification = str(getattr(sch, "classification", "fallback"))
         json_path, meta = write_kernel_files(kernel_meta_dir(), cfg.name, kernel, args, runtime.target.name,
                                              classification)
-        result = BuildResult(cfg.name, kernel, args, json_path, meta)
+        result = BuildResult(cfg.name, kernel, args, json_path, meta, autocasts)
     report_build(result)
     return result
 

@@ -8,14 +8,17 @@ copies the outputs back (the launch is recorded by an active ``npusim.sim.profil
 filled with the device's poison byte, except the atomic-clean ones (a 1 in the JSON's "parameters"), which the
 runtime zeroes before the kernel runs: a kernel that leaves part of a plain output unwritten shows it.  Loading
 checks the .o's sha256 against the JSON and that "parameters" matches the kernel's atomic-clean flags; any
-problem with the files or the arrays raises TbeLaunchError naming the kernel.  Code that has just built a kernel
-(ops.Custom func_type="tbe") makes its BuiltKernel from the build's result with :meth:`BuiltKernel.from_result`
-instead of reading the files back.
+problem with the files or the arrays raises TbeLaunchError naming the kernel, and so does a JSON field of the
+wrong type or value (a blockDim that is not an integer in [1, 65535], a binFileName that is not a plain file
+name, an argument whose shape is not a list of sizes or disagrees with the binary's parameter).  Code that has
+just built a kernel (ops.Custom func_type="tbe") makes its BuiltKernel from the build's result with
+:meth:`BuiltKernel.from_result` instead of reading the files back.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -26,6 +29,9 @@ from te_compat.build.kernel_meta import (BIN_SUFFIX, MAGIC, META_FORMAT, ArgSpec
                                         sha256_hex)
 
 _REQUIRED_FIELDS = ("binFileName", "binFileSuffix", "blockDim", "kernelName", "magic", "sha256")
+#: a binFileName: one plain file name (no directory part, no "..")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_ARG_KINDS = ("gm", "scalar")
 
 
 class BuiltKernel:
@@ -144,7 +150,55 @@ def _read_meta(json_path: Path, label: str) -> dict:
     if not isinstance(section, dict) or section.get("format") != META_FORMAT:
         raise TbeLaunchError(f"kernel '{label}': {json_path} was not written by npusim (no 'npusim' section of "
                              f"format {META_FORMAT}); a CANN-built .o cannot run on the simulator")
+    problem = _field_problem(meta)
+    if problem is not None:
+        raise TbeLaunchError(f"kernel '{label}': {json_path} is malformed: {problem}")
     return meta
+
+
+def _field_problem(meta: dict):
+    """What is wrong with the types or values of the JSON fields a launch relies on, or None."""
+    from npusim.sim.geometry import BLOCK_DIM_MAX
+    name, suffix, block_dim = meta["binFileName"], meta["binFileSuffix"], meta["blockDim"]
+    if not isinstance(name, str) or not _PLAIN_NAME.fullmatch(name) or ".." in name:
+        return f'"binFileName" {name!r} is not a plain file name'
+    if suffix != BIN_SUFFIX:
+        return f'"binFileSuffix" {suffix!r} is not {BIN_SUFFIX!r}'
+    if type(block_dim) is not int or not 1 <= block_dim <= BLOCK_DIM_MAX:
+        return f'"blockDim" {block_dim!r} is not an integer in [1, {BLOCK_DIM_MAX}]'
+    if not isinstance(meta["sha256"], str) or not isinstance(meta["kernelName"], str):
+        return '"sha256" and "kernelName" must be strings'
+    return None
+
+
+def _arg_from_json(entry) -> ArgSpec:
+    """One "args" entry as an ArgSpec; ValueError when a field has the wrong type or value."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"an \"args\" entry is {type(entry).__name__}, not an object")
+    name, shape, dtype = entry.get("name"), entry.get("shape"), entry.get("dtype")
+    if not isinstance(name, str) or not isinstance(dtype, str):
+        raise ValueError(f"argument {name!r}: \"name\" and \"dtype\" must be strings")
+    if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
+        raise ValueError(f"argument '{name}': shape {shape!r} is not a list of non-negative integers")
+    if entry.get("kind", "gm") not in _ARG_KINDS or type(entry.get("output")) is not bool:
+        raise ValueError(f"argument '{name}': \"kind\" must be one of {_ARG_KINDS} and \"output\" a boolean")
+    np.dtype(dtype)  # TypeError for a name numpy does not know
+    return ArgSpec.from_json(entry)
+
+
+def _args_problem(args: tuple, kernel):
+    """How the JSON's arguments disagree with the binary's parameters (count, kind, size in bytes), or None."""
+    from npusim.sim.dtypes import itemsize
+    params = [p for p in kernel.params if p.kind != "workspace"]
+    if len(params) != len(args):
+        return f"the binary takes {len(params)} argument(s) but the JSON lists {len(args)}"
+    for index, (spec, param) in enumerate(zip(args, params)):
+        if (spec.kind == "scalar") != (param.kind == "scalar"):
+            return f"argument {index} ('{spec.name}') is {spec.kind} in the JSON but {param.kind} in the binary"
+        if spec.kind == "gm" and _nbytes(spec) != param.size_elems * itemsize(param.dtype):
+            return (f"argument {index} ('{spec.name}') of shape {list(spec.shape)} {spec.dtype} has "
+                    f"{_nbytes(spec)} bytes but the binary's parameter has {param.size_elems * itemsize(param.dtype)}")
+    return None
 
 
 def load_built(name_or_path) -> BuiltKernel:
@@ -152,6 +206,9 @@ def load_built(name_or_path) -> BuiltKernel:
     json_path = _json_path(name_or_path)
     label = json_path.stem
     meta = _read_meta(json_path, label)
+    if "deferred" in meta["npusim"]:  # a dynamic-shape op called with unknown dims: built per shape at launch
+        from te_compat.build.deferred import DeferredKernel
+        return DeferredKernel(json_path, meta)
     label = str(meta["binFileName"])
     obj_path = json_path.with_name(f"{meta['binFileName']}{meta['binFileSuffix']}")
     try:
@@ -165,13 +222,15 @@ def load_built(name_or_path) -> BuiltKernel:
     from npusim.sim.kernel_io import kernel_from_bytes
     try:
         kernel = kernel_from_bytes(blob)
-        args = tuple(ArgSpec.from_json(a) for a in meta["npusim"]["args"])
+        raw_args = meta["npusim"].get("args")
+        if not isinstance(raw_args, list):
+            raise ValueError(f"\"args\" is {type(raw_args).__name__}, not a list")
+        args = tuple(_arg_from_json(a) for a in raw_args)
     except (KernelFormatError, KeyError, TypeError, ValueError) as exc:
         raise TbeLaunchError(f"kernel '{label}': {obj_path.name} / {json_path.name} are malformed: {exc}") from exc
-    n_params = len([p for p in kernel.params if p.kind != "workspace"])
-    if n_params != len(args):
-        raise TbeLaunchError(f"kernel '{label}': the binary takes {n_params} argument(s) but the JSON lists "
-                             f"{len(args)}")
+    problem = _args_problem(args, kernel)
+    if problem is not None:
+        raise TbeLaunchError(f"kernel '{label}': {problem}")
     expected = atomic_clean_flags(kernel)
     flags = meta.get("parameters", expected)
     if not isinstance(flags, list) or flags != expected:

@@ -23,7 +23,7 @@ from npusim.errors import TbeArgumentError
 
 from te_compat.dsl.checks import FLOAT_DTYPES, dtype_of, static_shape
 from te_compat.dsl.nodes import make_node
-from te_compat.dsl.support import chip_name, instr_supports, supported_dtypes
+from te_compat.dsl.support import chip_name, dsl_supports, instr_supports, supported_dtypes
 
 _SHORT = {"int8": "s8", "uint8": "u8", "int16": "s16", "uint16": "u16", "float16": "f16", "int32": "s32",
           "uint32": "u32", "float32": "f32", "bool": "u8"}
@@ -64,15 +64,17 @@ def conversion_expr(value, src: str, dst: str, mode: str):
     return value.astype(dst)
 
 
-def cast_step(x, dst: str, mode: str = "none", tag: str = "elewise_single_cast", func: str = "cast_to"):
-    """One vconv node ``x -> dst`` with rounding ``mode``; raises if the chip lacks that step."""
+def cast_step(x, dst: str, mode: str = "none", tag: str = "elewise_single_cast", func: str = "cast_to",
+              note: str | None = None):
+    """One vconv node ``x -> dst`` with rounding ``mode``; raises if the chip lacks that step.  ``note``: why an
+    auto-cast made this step (kept in the node's ``autocast`` attr, read back by :func:`autocast_notes`)."""
     src = dtype_of(x)
     key = vconv_key(src, dst, mode)
     if not instr_supports("vconv", key):
         raise TbeArgumentError(f"{func}: {chip_name()} has no vconv {key} ({src} -> {dst}, mode {mode})")
     shape = static_shape(func, x)
-    return make_node(shape, lambda *i: conversion_expr(x(*i), src, dst, mode), tag, {"round_mode": mode},
-                     prefix="cast")
+    attrs = {"round_mode": mode, **({AUTOCAST_ATTR: note} if note else {})}
+    return make_node(shape, lambda *i: conversion_expr(x(*i), src, dst, mode), tag, attrs, prefix="cast")
 
 
 def _integral_mode(src: str, dst: str):
@@ -111,15 +113,16 @@ def can_convert(src: str, dst: str) -> bool:
     return conversion_path(src, dst) is not None
 
 
-def convert(func: str, x, dst: str):
-    """``x`` converted to ``dst`` through supported vconv steps (``x`` itself when already ``dst``)."""
+def convert(func: str, x, dst: str, note: str | None = None):
+    """``x`` converted to ``dst`` through supported vconv steps (``x`` itself when already ``dst``); ``note`` goes
+    on the last step (see :func:`cast_step`)."""
     src = dtype_of(x)
     path = conversion_path(src, dst)
     if path is None:
         raise TbeArgumentError(f"{func}: {chip_name()} cannot convert {src} to {dst} (no vconv step or chain "
                                "through float32/float16)")
-    for step_dtype, mode in path:
-        x = cast_step(x, step_dtype, mode, func=func)
+    for number, (step_dtype, mode) in enumerate(path, 1):
+        x = cast_step(x, step_dtype, mode, func=func, note=note if number == len(path) else None)
     return x
 
 
@@ -133,7 +136,7 @@ def compute_dtype(func: str, opcodes: tuple, dtypes) -> str:
     unique = sorted(set(dtypes))
 
     def supported(dtype):
-        return all(instr_supports(op, dtype) for op in opcodes)
+        return all(dsl_supports(op, dtype) for op in opcodes)
 
     if len(unique) == 1 and supported(unique[0]):
         return unique[0]
@@ -147,9 +150,48 @@ def compute_dtype(func: str, opcodes: tuple, dtypes) -> str:
 
 
 def autocast(func: str, opcodes: tuple, *tensors):
-    """(dtype, tensors converted to it) following :func:`compute_dtype`."""
-    dtype = compute_dtype(func, opcodes, [dtype_of(t) for t in tensors])
-    return dtype, tuple(convert(func, t, dtype) for t in tensors)
+    """(dtype, tensors converted to it) following :func:`compute_dtype`.  A conversion it makes carries a note
+    naming the function, the instruction and the cast (what an output-dtype error reports later)."""
+    dtypes = [dtype_of(t) for t in tensors]
+    dtype = compute_dtype(func, opcodes, dtypes)
+    return dtype, tuple(convert(func, t, dtype, _autocast_note(func, opcodes, dtypes, src, dtype))
+                        for t, src in zip(tensors, dtypes))
+
+
+def _autocast_note(func: str, opcodes: tuple, dtypes: list, src: str, dst: str):
+    """Why auto-cast turned a ``src`` input of ``func`` into ``dst`` (None when it did not)."""
+    if src == dst:
+        return None
+    if len(set(dtypes)) > 1:
+        why = f"its inputs differ in dtype ({', '.join(dtypes)})"
+    else:
+        lacking = [op for op in opcodes if not dsl_supports(op, src)]
+        table = ", ".join(f"{op}: {'/'.join(supported_dtypes(op)) or 'none'}" for op in lacking)
+        why = f"{'/'.join(lacking)} has no {src} on {chip_name()} ({table})"
+    return f"{func}: {why}, so TBE's auto-cast computed it in {dst} (cast {src} -> {dst})"
+
+
+#: the attr of a conversion node an auto-cast made: the note saying why
+AUTOCAST_ATTR = "autocast"
+
+
+def autocast_notes(tensor) -> tuple:
+    """The auto-cast notes in the graph of ``tensor`` (a TVM tensor), in producer-first order, each once: what
+    changed dtypes on the way to it."""
+    notes, seen, order = [], set(), []
+    stack = [tensor]
+    while stack:
+        op = stack.pop().op
+        if op in seen:
+            continue
+        seen.add(op)
+        order.append(op)
+        stack.extend(op.input_tensors)
+    for op in reversed(order):
+        note = (getattr(op, "attrs", None) or {}).get(AUTOCAST_ATTR)
+        if note is not None and str(note) not in notes:
+            notes.append(str(note))
+    return tuple(notes)
 
 
 def wrap_int(func: str, x, dst: str):

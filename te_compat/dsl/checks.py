@@ -12,6 +12,7 @@ import tvm
 from tvm import te
 
 from npusim.errors import TbeArgumentError, TbeTypeError
+from te_compat.const_fold import const_value
 from te_compat.objects import dtype_of  # noqa: F401  (the DSL modules import it from here)
 
 KNOWN_DTYPES = ("float16", "float32", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
@@ -113,6 +114,8 @@ def scalar_value(func: str, value, what: str = "scalar"):
         return value
     if isinstance(value, (tvm.tirx.IntImm, tvm.tirx.FloatImm)):
         return value.value
+    if isinstance(value, tvm.ir.expr.Expr) and const_value(value) is not None:
+        return const_value(value)  # constant arithmetic (float16 is left unfolded by TVM 0.27; CANN's TVM folds it)
     if isinstance(value, tvm.ir.expr.Expr):
         raise TbeArgumentError(f"{func}: the {what} {value} is not a constant; npusim needs a constant scalar")
     raise TbeTypeError(f"{func}: the {what} must be a Python number or tvm.const, got {type(value).__name__}")

@@ -29,9 +29,26 @@ _DATA_MOVE_APIS = ("concat", "split", "split_compute_com", "transpose", "gather"
 _CAST_APIS = ("cast_to", "floor", "ceil", "round", "round_d", "round_half_up", "trunc", "cast_to_round")
 
 
+#: TBE checks these instructions' dtypes against another instruction when the chip's intrinsic table does not list
+#: the dtype for them: CANN's ``_intrinsic_check`` (te.lang.cce te_compute/elewise_compute.py) maps vmaxs -> vmax
+#: and vmins -> vmin (the 2019 "cloud"/"mini" tables have no Intrinsic_vmaxs/vmins at all), and the schedule then
+#: emits vector_dup + vmax/vmin.  So int32 ``vmaxs`` stays int32 on Ascend910/310 (CANN's Relu6 int32 relies on it).
+#: On Ascend910B1/310P3 vmaxs/vmins list every dtype vmax/vmin do (CANN's Ascend910B1.ini / Ascend310P3.ini), so
+#: the rule gives the same answer as CANN's on all four chips.
+TBE_FALLBACK_OPCODES = {"vmaxs": "vmax", "vmins": "vmin"}
+
+
 def instr_supports(opcode: str, dtype: str) -> bool:
     """Whether the current chip's ``opcode`` accepts ``dtype`` (or a vconv key such as "f162s32r")."""
     return current_chip().supports(opcode, str(dtype))
+
+
+def dsl_supports(opcode: str, dtype: str) -> bool:
+    """Whether a DSL function built on ``opcode`` computes ``dtype`` natively on the current chip (no auto-cast):
+    the instruction accepts it, or TBE's fallback instruction does (:data:`TBE_FALLBACK_OPCODES`)."""
+    chip = current_chip()
+    fallback = TBE_FALLBACK_OPCODES.get(opcode)
+    return chip.supports(opcode, str(dtype)) or (fallback is not None and chip.supports(fallback, str(dtype)))
 
 
 def chip_name() -> str:
@@ -46,8 +63,11 @@ def vrec_newton_steps() -> int:
 
 
 def supported_dtypes(opcode: str) -> tuple:
-    """The dtypes ``opcode`` accepts on the current chip, sorted (for messages)."""
-    return tuple(sorted(current_chip().isa.get(opcode, ())))
+    """The dtypes a DSL function built on ``opcode`` computes natively on the current chip, sorted (for messages;
+    with TBE's fallback instruction's dtypes, see :func:`dsl_supports`)."""
+    isa = current_chip().isa
+    dtypes = set(isa.get(opcode, ())) | set(isa.get(TBE_FALLBACK_OPCODES.get(opcode, ""), ()))
+    return tuple(sorted(dtypes))
 
 
 def _api_short_name(name: str) -> str:
@@ -97,4 +117,4 @@ def api_check_support(name: str, dtype: str = "") -> bool:
         return dtype == "bool"
     if short in _DATA_MOVE_APIS:
         return dtype in STANDARD_DTYPES
-    return all(instr_supports(opcode, dtype) for opcode in _API_OPCODES[short])
+    return all(dsl_supports(opcode, dtype) for opcode in _API_OPCODES[short])

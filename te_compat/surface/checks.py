@@ -5,8 +5,10 @@ failed check raises an error that is a ``RuntimeError`` (:class:`~npusim.errors.
 ``ValueError``), with CANN's message wording ("In op[add], the parameter[x]'s type should be [dict], but actually
 is [list].").
 
-npusim compiles each op for concrete shapes: a dimension of -1 (unknown) is accepted only where the tensor dict's
-``range`` pins it to one value; otherwise the check says so.
+npusim compiles each op for concrete shapes, but the checks accept unknown dims as CANN's do for a dynamic kernel:
+``check_shape`` skips a -1 dimension (and a ``[-2]`` unknown-rank shape); an op entry called with unknown input dims
+is built per concrete shape at launch (see :mod:`te_compat.build.deferred`).  ``classify`` and ``variable_shape``
+still need every dimension known (or pinned by its ``range``) when they run.
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ MAX_KERNEL_NAME_LEN = 200
 MAX_KERNEL_NAEM_LEN = MAX_KERNEL_NAME_LEN  # CANN's own spelling, imported by some op files
 OP_NAME = ""
 PARAM_NAME = ""
+UNKNOWN_DIM = -1  # a dynamic kernel's unknown dimension
+UNKNOWN_RANK = -2  # shape [-2]: unknown rank
 MIN_UNKOWN_SHAPE_RANK = 0  # CANN's spelling
 MAX_UNKOWN_SHAPE_NUM = 2 ** 31 - 1  # CANN's spelling
 MAX_UNKNOWN_SHAPE_NUM = MAX_UNKOWN_SHAPE_NUM
@@ -138,13 +142,17 @@ def unknown_dim_error(where: str, shape) -> TbeArgumentError:
                             f"be known when the op is built")
 
 
-def pinned_shape(shape, shape_range=None, where: str = "shape") -> list:
-    """``shape`` with each -1 replaced by its range's single value; raises if a dimension stays unknown."""
+def pinned_shape(shape, shape_range=None, where: str = "shape", keep_unknown: bool = False) -> list:
+    """``shape`` with each -1 replaced by its range's single value; a dimension that stays unknown raises, or is
+    kept as it is with ``keep_unknown``."""
     dims = []
     for axis, dim in enumerate(shape):
         if isinstance(dim, int) and not isinstance(dim, bool) and dim < 0:
             bounds = shape_range[axis] if shape_range is not None and axis < len(shape_range) else None
             if dim != -1 or bounds is None or bounds[0] is None or bounds[0] != bounds[1]:
+                if keep_unknown:
+                    dims.append(dim)
+                    continue
                 raise unknown_dim_error(where, shape)
             dim = int(bounds[0])
         dims.append(dim)
@@ -168,17 +176,21 @@ def with_shape(tensor: dict, shape: list) -> dict:
 def check_shape(shape, min_dim=ZERO_DIM, max_dim=DIM_LIMIT, min_rank=RANK_ZERO, max_rank=RANK_LIMIT,
                 min_size=SHAPE_SIZE_ZERO, max_size=SHAPE_SIZE_LIMIT, param_name=PARAM_NAME):
     """Check a shape: list/tuple of ints, rank in [min_rank, max_rank], each dim in [min_dim, max_dim], the
-    element count in [min_size, max_size]."""
+    element count in [min_size, max_size].  A -1 dim (unknown) passes and counts for the rank only; ``[-2]``
+    (unknown rank) passes."""
     if not isinstance(shape, (tuple, list)):
         raise _type_error(OP_NAME, param_name, "list tuple", shape)
     for dim in shape:
         if not isinstance(dim, int):
             raise _type_error(OP_NAME, f"{param_name} dim", "int", dim)
-    if any(dim < 0 for dim in shape):
+    if list(shape) == [UNKNOWN_RANK]:
+        return  # unknown rank (a dynamic kernel's input): nothing to check until the shape is known
+    if any(dim < 0 and dim != UNKNOWN_DIM for dim in shape):
         raise unknown_dim_error(f"check_shape of [{param_name}]", shape)
     if not min_rank <= len(shape) <= max_rank:
         raise TbeArgumentError(f"In op, the num of dimensions of input[{param_name}] should be in the range of "
                                f"[{min_rank}, {max_rank}], but actually is [{len(shape)}].")
+    shape = [dim for dim in shape if dim != UNKNOWN_DIM]  # CANN checks a -1 dim against its range, when known
     for dim in shape:
         if not min_dim <= dim <= max_dim:
             raise TbeArgumentError(f"In op, the dim value of input[{param_name}] should be in the range of "
@@ -234,7 +246,7 @@ def _check_tensor_dict(param, param_name, op_name):
         if key not in param:
             raise TbeArgumentError(f"In op[{op_name}], the input[{param_name}] does not contain the item[{key}].")
     where = f"In op[{op_name}], input[{param_name}]"
-    check_shape(pinned_shape(param["shape"], param.get("range"), where), param_name=param_name)
+    check_shape(pinned_shape(param["shape"], param.get("range"), where, keep_unknown=True), param_name=param_name)
     ori_shape = param["ori_shape"]
     if isinstance(ori_shape, (list, tuple)) and not any(isinstance(d, int) and d < 0 for d in ori_shape):
         check_shape(ori_shape, param_name=param_name)

@@ -39,7 +39,10 @@ def _axes_values(item) -> list:
             return [int(v) for v in (value if hasattr(value, "__iter__") else [value])]
     raise TbeArgumentError("classify(reduce): the axes input carries no 'value' or 'const_value'; npusim compiles "
                            "per concrete shape and needs the reduce axes when the op is built (or pass "
-                           "extra_params {'reduce_axes_type': 'all'} to reduce every axis)")
+                           "extra_params {'reduce_axes_type': 'all'} to reduce every axis).  ops.Custom passes an "
+                           "input's 'const_value' when its reg info declares value_depend, as MindSpore does: "
+                           "TBERegOp.input(1, 'axes', False, 'required', 'all', 'required') or "
+                           "CustomRegOp.input(1, 'axes', value_depend='required')")
 
 
 def _reduce_options(extra_params) -> tuple:

@@ -3,13 +3,17 @@
 They record the function under its op type (explicit registries, readable with :func:`registered_operators` and
 :func:`registered_computes`) and otherwise leave it alone.  ``register_operator`` additionally runs the entry
 function inside an ``OpContext("static")`` when no op context is active, as CANN's compiler does around a
-dynamic-style op, so ``tbe_context.get_context()`` works inside it.
+dynamic-style op, so ``tbe_context.get_context()`` works inside it.  An entry called with unknown dims (``-1`` /
+``-2`` in a tensor dict, as for a dynamic kernel) is not run then: npusim compiles per concrete shape, so the call
+is recorded in kernel_meta and built for the arrays' shapes when the kernel is launched
+(:mod:`te_compat.build.deferred`).
 """
 from __future__ import annotations
 
 import functools
 
 from npusim.errors import TbeArgumentError
+from te_compat.build.deferred import defer_build, has_unknown_dims
 from te_compat.surface.context import OpContext, get_context
 
 _operators: dict = {}  # op type -> entry function (the undecorated one)
@@ -32,6 +36,8 @@ def register_operator(op_type, pattern=None, trans_bool_to_s8=True, **kwargs):
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
+            if has_unknown_dims(args, kwargs):
+                return defer_build(op_type, wrapper, args, kwargs)
             if get_context() is not None:
                 return func(*args, **kwargs)
             with OpContext("static") as context:

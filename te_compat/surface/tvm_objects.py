@@ -37,6 +37,7 @@ from tvm.ir.expr import ExprWithOp
 from tvm.runtime import Object, ObjectConvertible
 from tvm.tirx.expr import ExprOp
 
+from te_compat.const_fold import fold
 from te_compat.objects import Wrapper, dtype_of, raw, raw_tree
 
 
@@ -48,7 +49,7 @@ def wrap(value):
     if isinstance(value, tvm.te.Tensor):
         return SurfaceTensor(value)
     if isinstance(value, (ExprWithOp, ExprOp, tvm.te.TensorSlice)):
-        return SurfaceExpr(value)
+        return SurfaceExpr(fold(value))  # float16 constant arithmetic folds, as in CANN's TVM
     if isinstance(value, tvm.te.tensor.Operation):
         return SurfaceNode(value)
     if isinstance(value, (tvm.ir.PrimType, tvm.DataType)):

@@ -4,7 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from npusim.custom.backends.base import Backend
-from npusim.errors import OpTypeError, OpValueError
+from npusim.errors import OpTypeError, OpValueError, PyfuncOutputError
+
+#: numpy dtype kinds an output may convert from: bool, ints, floats, complex
+NUMERIC_KINDS = "biufc"
 
 
 class PyfuncBackend(Backend):
@@ -29,8 +32,16 @@ class PyfuncBackend(Backend):
         for i, (value, shape, dtype) in enumerate(zip(values, out_shapes, out_dtypes)):
             if value is None:
                 raise OpValueError(f"Custom op '{self.desc.name}' (pyfunc): output {i} is None")
-            arr = np.asarray(value)
+            try:
+                arr = np.asarray(value)
+            except (TypeError, ValueError):  # ragged nesting and the like
+                arr = np.empty((), object)
             if arr.dtype != dtype:
+                if arr.dtype.kind not in NUMERIC_KINDS:
+                    raise PyfuncOutputError(
+                        f"Custom op '{self.desc.name}' (pyfunc): output {i} must be numeric data (a numpy array, "
+                        f"a number or a list of numbers) convertible to {dtype}, but the function returned "
+                        f"{_describe(value)}")
                 arr = arr.astype(dtype)
             if arr.shape != shape:
                 if arr.size != int(np.prod(shape)):
@@ -39,3 +50,9 @@ class PyfuncBackend(Backend):
                 arr = arr.reshape(shape)
             outs.append(arr)
         return outs
+
+
+def _describe(value) -> str:
+    """A short description of a returned value for error messages: its type and a clipped repr."""
+    text = repr(value)
+    return f"{type(value).__name__} {text[:60] + '...' if len(text) > 60 else text}"

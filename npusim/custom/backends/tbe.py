@@ -6,7 +6,9 @@ Per call signature the impl function is called as MindSpore's TBE compiler calls
 
 Each dict has ``shape`` (list), ``dtype`` (lowercase name; bool travels as "int8", as MindSpore hands it to TBE),
 ``format`` "NCHW", ``ori_shape``, ``ori_format`` "NCHW" (what MindSpore's TBE json gives a DefaultFormat tensor).
-Attribute values come positionally in reg-info order.
+A reg-info ``dynamic`` input or output arrives as a tuple of such dicts, one per tensor (the call passes a list of
+tensors, ``op([x1, x2], bias)``), and an input declared ``value_depend`` carries ``const_value`` (see
+:mod:`npusim.custom.backends.tbe_args`).  Attribute values come positionally in reg-info order.
 ``kernel_name`` is the function's name plus a hash of the signature (passed by keyword when the function has a
 ``kernel_name`` parameter or ``**kwargs``, else positionally if it takes one more argument, else not at all).
 The backend never switches npusim's compatibility layer (``te``, ``tbe``, ``topi``, ``impl``, ``mindspore``) on or
@@ -26,7 +28,10 @@ runs the kernel.  The disk key also covers the compiler fingerprint: every sourc
 by the runtime.  A signature not in memory is looked up on disk first (what a new process finds).  Whatever
 device_target says, the kernel runs on the simulated Ascend device (there is no other way to run TBE code), and
 ``npusim.sim.profile()`` records the launch.  The kernel's outputs are matched to the Custom outputs in order, by
-element count (ops flatten or reshape inside) and dtype (int8/uint8 is accepted for a declared bool output).
+element count (ops flatten or reshape inside) and dtype (int8/uint8 is accepted for a declared bool output; a
+bool input reaches a bool, int8 or uint8 placeholder as the same bytes).  An output whose dtype differs from the
+declared one because a DSL function auto-cast (int32 vadds computed in float32 on Ascend910 ...) is reported when
+the kernel is built, naming the function, the instruction and the cast.
 """
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
+from npusim.custom.backends.tbe_args import DEFAULT_FORMAT, const_signature, impl_arguments, tensor_dict  # noqa: F401
 from npusim.custom.backends.tbe_key import ROOTS_RESOURCE, source_digest, system_roots
 from npusim.errors import OpTypeError, TbeBuildError, TbeLaunchError
 
@@ -54,17 +60,6 @@ def clear_memory_cache(runtime=None) -> None:
     given_runtime(runtime).cache(BUILT_CACHE, BUILT_ENTRIES).clear()
 
 
-#: the format MindSpore's TBE json writes for a DefaultFormat tensor (format and ori_format alike, whatever the rank)
-DEFAULT_FORMAT = "NCHW"
-
-
-def tensor_dict(shape, dtype: str) -> dict:
-    """The dict an impl function receives for one tensor (bool as "int8", like MindSpore)."""
-    name = "int8" if dtype == "bool" else dtype
-    return {"shape": list(shape), "dtype": name, "format": DEFAULT_FORMAT, "ori_shape": list(shape),
-            "ori_format": DEFAULT_FORMAT}
-
-
 #: top-level names npusim's compatibility layer serves (named in the hint of a build that failed to import one)
 _COMPAT_NAMES = ("mindspore", "te", "tbe", "topi", "impl")
 
@@ -76,6 +71,11 @@ def _impl_error_hint(exc: BaseException) -> str:
         return ""
     return (f" ('{missing.partition('.')[0]}' is served by npusim's compatibility layer: switch it on with "
             f"`import npusim.compat`, `npusim run SCRIPT` or pytest --npusim-compat)")
+
+
+def _dtype_fits(kernel_dtype: str, declared: str) -> bool:
+    """Whether a kernel output of ``kernel_dtype`` serves a declared ``declared`` output (int8/uint8 for bool)."""
+    return kernel_dtype == declared or (declared == "bool" and kernel_dtype in _BYTE_DTYPES)
 
 
 def _pick_json(directory: Path, kernel_name: str):
@@ -109,10 +109,11 @@ class TbeBackend(Backend):
         runtime = runtime or self.runtime
         arrays = [np.asarray(a) for a in inputs]
         arrays = [a.view(np.int8) if a.dtype == np.bool_ else a for a in arrays]
-        # the whole target: its overflow mode too (constants fold with the chip's saturation), and the core limit
+        # the whole target: its overflow mode too (constants fold with the chip's saturation), and the core limit;
+        # the values of const (value_depend) inputs, which the impl reads
         key = (self.source_digest, tuple((a.shape, a.dtype.name) for a in arrays),
                tuple(tuple(int(d) for d in s) for s in out_shapes), tuple(out_dtypes), attrs.names,
-               repr(attrs.values), runtime.target.key)
+               repr(attrs.values), runtime.target.key, const_signature(self.desc.reg_info, arrays, self.desc.name))
         cache = runtime.cache(BUILT_CACHE, BUILT_ENTRIES)
         built = cache.get(key)
         if built is None:
@@ -146,9 +147,7 @@ class TbeBackend(Backend):
         """Call the impl with its kernel_meta redirected to ``stage_dir``; returns the BuildResult of the kernel it
         built (named ``kernel_name``, or the only one it built), collected as an object, not read back."""
         from te_compat.build import collect_builds, kernel_meta_override
-        args = [tensor_dict(a.shape, a.dtype.name) for a in arrays]
-        args += [tensor_dict(s, d) for s, d in zip(out_shapes, out_dtypes)]
-        args += list(attrs.values)
+        args = impl_arguments(self.desc.reg_info, self.desc.name, arrays, out_shapes, out_dtypes, attrs.values)
         what = f"Custom op '{self.desc.name}' (func_type='tbe'), kernel '{kernel_name}'"
         with kernel_meta_override(stage_dir), collect_builds() as builds:
             try:
@@ -164,7 +163,19 @@ class TbeBackend(Backend):
                      if built else "it built nothing (it must call cce_build_code / tbe.dsl.build with "
                                    "config name=kernel_name)")
             raise TbeBuildError(f"{what}: {cause}")
+        self._check_autocast_outputs(result, out_dtypes)
         return result
+
+    def _check_autocast_outputs(self, result, out_dtypes) -> None:
+        """An output whose dtype a DSL auto-cast changed from the declared one: TbeLaunchError naming the function,
+        the instruction and the cast (raised before the kernel is published or run)."""
+        outputs = [(arg, notes) for arg, notes in zip(result.args, result.autocasts or ()) if arg.output]
+        for index, ((arg, notes), dtype) in enumerate(zip(outputs, out_dtypes)):
+            if notes and not _dtype_fits(arg.dtype, dtype):
+                raise TbeLaunchError(
+                    f"Custom op '{self.desc.name}' (func_type='tbe', kernel '{result.name}'): output {index} is "
+                    f"{arg.dtype} but the op declares {dtype}: {'; '.join(notes)}. TBE keeps the computed dtype: end "
+                    f"the compute with cast_to(res, \"{dtype}\") or declare {arg.dtype}")
 
     def _call_impl(self, args: list, kernel_name: str) -> None:
         """Call the impl inside a static OpContext, as CANN's compiler does (``tbe_context.get_context()`` works)."""
@@ -191,11 +202,15 @@ class TbeBackend(Backend):
 
     # ---- running -----------------------------------------------------------------------------------------------
     def _fit_inputs(self, built, arrays: list) -> list:
-        """Inputs reshaped to the kernel's placeholders when only the shape differs (ops flatten inside)."""
+        """Inputs reshaped to the kernel's placeholders when only the shape differs (ops flatten inside), and a
+        one-byte input (bool arrives as int8) seen as the placeholder's one-byte dtype (bool, int8 or uint8)."""
         fitted = []
         for array, spec in zip(arrays, built.inputs):
             if spec.kind == "gm" and array.shape != spec.shape and array.size == prod(spec.shape):
                 array = array.reshape(spec.shape)
+            if spec.kind == "gm" and array.dtype.name != spec.dtype and {array.dtype.name, spec.dtype} <= \
+                    set(_BYTE_DTYPES):
+                array = array.view(np.dtype(spec.dtype))
             fitted.append(array)
         return fitted + list(arrays[len(fitted):])
 
@@ -211,7 +226,7 @@ class TbeBackend(Backend):
                 raise TbeLaunchError(f"{what}: output {index} has {result.size} elements but the declared shape "
                                      f"{list(shape)} has {prod(shape)}")
             if result.dtype.name != dtype:
-                if dtype != "bool" or result.dtype.name not in _BYTE_DTYPES:
+                if not _dtype_fits(result.dtype.name, dtype):
                     raise TbeLaunchError(f"{what}: output {index} is {result.dtype.name} but the op declares "
                                          f"{dtype}")
                 result = result != 0

@@ -17,7 +17,7 @@ from numbers import Integral, Number
 import tvm
 from tvm import te, tirx
 
-from npusim.errors import TbeTypeError
+from npusim.errors import TbeDtypeError, TbeTypeError
 from te_compat.objects import raw_tree
 from te_compat.surface.tvm_objects import surface_function, user_callback, wrap_tree
 
@@ -50,11 +50,24 @@ def _shape(shape) -> tuple:
     return tuple(_dim(d) for d in shape)
 
 
+def _dtype(dtype, where: str) -> str:
+    """A dtype argument as TVM's name; an unknown name raises TbeDtypeError naming it (CANN's TVM raises TVMError,
+    a RuntimeError: "Unknown type ...")."""
+    text = str(dtype)
+    try:
+        tvm.DataType(text)
+    except (ValueError, TypeError, RuntimeError) as exc:
+        raise TbeDtypeError(f"{where}: unknown dtype {text!r} ({exc}); expected a TVM dtype name such as float16, "
+                            f"float32, int8, uint8, int32 or bool") from None
+    return text
+
+
 @surface_function
 def placeholder(shape, dtype=None, name="placeholder", attrs=None):
     """An input tensor of ``shape`` and ``dtype`` (default "float32").  ``attrs`` is accepted and dropped."""
     del attrs  # see the module docstring
-    return te.placeholder(_shape(shape), "float32" if dtype is None else str(dtype), name)
+    return te.placeholder(_shape(shape), "float32" if dtype is None else _dtype(dtype, f"tvm.placeholder {name!r}"),
+                          name)
 
 
 @surface_function
@@ -69,19 +82,19 @@ def const(value, dtype=None):
     """A constant; Python ints default to int32, floats to float32, bools to bool."""
     if hasattr(value, "item") and not isinstance(value, tvm.ir.expr.Expr):  # a numpy scalar
         value = value.item()
-    return tirx.const(value, None if dtype is None else str(dtype))
+    return tirx.const(value, None if dtype is None else _dtype(dtype, f"tvm.const({value!r})"))
 
 
 @surface_function
 def var(name="tindex", dtype="int32"):
     """A scalar variable."""
-    return te.var(name, str(dtype))
+    return te.var(name, _dtype(dtype, f"tvm.var {name!r}"))
 
 
 @surface_function
 def size_var(name="size", dtype="int32"):
     """A non-negative size variable (TVM 0.27 has no separate class: a plain ``var``)."""
-    return te.var(name, str(dtype))
+    return te.var(name, _dtype(dtype, f"tvm.size_var {name!r}"))
 
 
 @surface_function

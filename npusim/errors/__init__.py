@@ -19,9 +19,15 @@ from npusim.errors.frontend import (  # noqa: F401
     HybridSyntaxError,
     HybridNameError,
     KernelSelectionError,
+    MissingAttributeError, AttributeTypeError, OutputSpecError, OutputSizeError, PyfuncOutputError,
+    TooManyInputsError, BpropShapeError, BpropDtypeError, BpropCountError, DynamicShapeDataError,
+    InputSignatureError,
 )
 from npusim.errors.hybrid import HybridValueError  # noqa: F401
-from npusim.errors.aot import AotFileNotFoundError, AotKernelCrash, AotLoadError, AotSymbolError  # noqa: F401
+from npusim.errors.aot import (  # noqa: F401
+    AotFileNotFoundError, AotKernelCrash, AotLoadError, AotSymbolError, AotOutputOverrunError,
+    AotCudaUnavailableError,
+)
 from npusim.errors.sim import (  # noqa: F401
     SimulatorError, OutOfBoundsError, CapacityError, AlignmentError, RepeatError, MaskError,
     UnsupportedDtypeError, OverlapError, InvalidOperandError, SyncError, KernelFormatError, DeviceMemoryError,
@@ -29,3 +35,5 @@ from npusim.errors.sim import (  # noqa: F401
 )
 from npusim.errors.aicpu import *  # noqa: F401,F403  (AicpuKernelError, AicpuLibraryNotFoundError, ...)
 from npusim.errors.tbe import *  # noqa: F401,F403  (TbeArgumentError, TbeScheduleError, TbeBuildError, ...)
+from npusim.errors.cache import CacheDirError, CacheWarning  # noqa: F401
+from npusim.errors.cli import ScriptNotFoundError  # noqa: F401

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from npusim.frontend import signature
 from npusim.frontend.parameter import Parameter
 
 
@@ -37,7 +38,21 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *inputs, **kwargs):
+        wanted = self.__dict__.get("_input_signature")
+        if wanted:
+            signature.check_inputs(wanted, inputs, "set_inputs")
         return self.construct(*inputs, **kwargs)
+
+    # ---- input signature (dynamic shapes) -----------------------------------------------------------------------
+    def set_inputs(self, *inputs, **kwargs):
+        """``Cell.set_inputs(*inputs)``: the signature later calls must fit (``Tensor(shape=[None, 3], ...)`` takes
+        any first dim); npusim compiles nothing, it checks each call (see :mod:`npusim.frontend.signature`)."""
+        object.__setattr__(self, "_input_signature", tuple(inputs))
+        return self
+
+    def get_inputs(self):
+        """The inputs given to :meth:`set_inputs`, or None."""
+        return self.__dict__.get("_input_signature") or None
 
     # ---- parameters and cells ---------------------------------------------------------------------------------
     def parameters_and_names(self, name_prefix="", expand=True):

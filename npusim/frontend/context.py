@@ -56,6 +56,11 @@ def get_context(key):
     return _context.values[key]
 
 
+def flag(key: str, default=False):
+    """A context value for npusim's own reads (``check_bprop`` ...): ``default`` when the script never set it."""
+    return _context.values.get(key, default)
+
+
 def set_device(device_target, device_id=None):
     """``mindspore.set_device`` (2.5+)."""
     kwargs = {"device_target": device_target}

@@ -21,9 +21,19 @@ class Primitive:
         self.name = name or type(self).__name__
         self.attrs: dict = {}
 
+    #: instance names ``add_prim_attr`` never overwrites (they identify the primitive)
+    _UNMIRRORED = frozenset({"name", "attrs"})
+
     def add_prim_attr(self, name, value):
+        """Set attribute ``name``: in ``attrs`` and, as MindSpore does, as an instance attribute (``op.axis``)
+        unless the class defines that name or it is one of the primitive's own fields."""
         self.attrs[name] = value
+        if self._mirrors(name):
+            self.__dict__[name] = value
         return self
+
+    def _mirrors(self, name) -> bool:
+        return isinstance(name, str) and name not in self._UNMIRRORED and not hasattr(type(self), name)
 
     def init_prim_io_names(self, inputs, outputs):
         self.attrs["input_names"], self.attrs["output_names"] = list(inputs), list(outputs)

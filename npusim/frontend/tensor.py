@@ -42,6 +42,14 @@ class Tensor:
     __array_priority__ = 100  # numpy defers to our operators in mixed expressions
     __slots__ = ("_data", "_node", "_node_index", "__weakref__", "__dict__")
 
+    def __new__(cls, input_data=None, dtype=None, shape=None, *args, **kwargs):
+        # None in `shape` and no data: MindSpore's tensor of dynamic shape (an input signature, no values)
+        if cls is Tensor and input_data is None and (shape is not None or dtype is not None):
+            from npusim.frontend.dynamic_tensor import DynamicShapeTensor, is_dynamic_request
+            if is_dynamic_request(input_data, shape, dtype):
+                return object.__new__(DynamicShapeTensor)
+        return object.__new__(cls)
+
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, internal=False, const_arg=False,
                  device=None):
         if input_data is None:
@@ -62,7 +70,7 @@ class Tensor:
     @classmethod
     def _wrap(cls, arr: np.ndarray) -> "Tensor":
         """Wrap an array without copying (internal fast path)."""
-        t = cls.__new__(cls)
+        t = object.__new__(cls)
         t._data = arr if isinstance(arr, np.ndarray) else np.asarray(arr)
         t._node = None
         t._node_index = 0
@@ -79,6 +87,9 @@ class Tensor:
 
     @property
     def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
         return self._data.ndim
 
     @property

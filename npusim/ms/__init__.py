@@ -14,4 +14,6 @@ from npusim.ms.common import dtype  # noqa: F401
 from npusim.ms import common, context, nn, ops  # noqa: F401
 from npusim.ms.jit import jit, ms_function, set_seed, get_seed  # noqa: F401
 
+#: the MindSpore release whose Python surface this package matches: ops.Custom, its registration API and the
+#: front end as MindSpore 2.6 has them (scripts written for 1.6 - 2.5 run too; see README "Running MindSpore scripts")
 __version__ = "2.6.0"

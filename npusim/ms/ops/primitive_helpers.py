@@ -4,7 +4,7 @@ import inspect
 
 
 def prim_attr_register(fn):
-    """Decorator for a Primitive's ``__init__``: records the init arguments as attributes."""
+    """Decorator for a Primitive's ``__init__``: records the init arguments as attributes (``add_prim_attr``)."""
     signature = inspect.signature(fn)  # once per decorated __init__, not per instance
 
     @functools.wraps(fn)
@@ -17,9 +17,10 @@ def prim_attr_register(fn):
         for name, value in list(bound.arguments.items())[1:]:  # every argument but self, defaults included
             kind = signature.parameters[name].kind
             if kind == inspect.Parameter.VAR_KEYWORD:
-                self.attrs.update(value)
+                for key, item in value.items():
+                    self.add_prim_attr(key, item)
             elif kind != inspect.Parameter.VAR_POSITIONAL:
-                self.attrs[name] = value
+                self.add_prim_attr(name, value)  # as MindSpore: also readable as self.<name> in infer_shape
         fn(self, *args, **kwargs)
     return wrapper
 

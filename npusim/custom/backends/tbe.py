@@ -35,6 +35,7 @@ the kernel is built, naming the function, the instruction and the cast.
 """
 from __future__ import annotations
 
+import hashlib
 import inspect
 import re
 from math import prod
@@ -131,8 +132,11 @@ class TbeBackend(Backend):
         """The kernel of ``key``: from the disk cache when a previous build (any process) published it, else built
         by the impl into a new entry and handed over as the object the build lowered."""
         from te_compat.build import BuiltKernel, cache, load_built
-        digest = cache.key_digest(repr(key), cache.compiler_fingerprint(runtime))
-        kernel_name = self.kernel_name(digest)
+        key_text = repr(key)
+        digest = cache.key_digest(key_text, cache.compiler_fingerprint(runtime))
+        # the name digests the build key alone (not npusim's own sources, which the cache entry's digest covers), so
+        # a kernel keeps its name across npusim versions and machines
+        kernel_name = self.kernel_name(hashlib.sha256(key_text.encode("utf-8")).hexdigest())
         found = _pick_json(cache.entry_meta_dir(digest), kernel_name)
         if found is not None:
             try:

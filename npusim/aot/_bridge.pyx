@@ -91,6 +91,13 @@ cdef extern from "launch_state.h" namespace "npusim_aot":
         int size()
     CallResult CallInferShape(InferShapeFn fn, cbool cxx11_abi, const AttrStore &attrs, TensorTable *inputs,
                               vector[int64_t] *out_shape) except +
+    ctypedef vector[vector[int64_t]] (*InferShapesFn)(int *, int64_t **, void *)
+    ctypedef int (*InferTypeFn)(vector[int], void *)
+    ctypedef vector[int] (*InferTypesFn)(vector[int], void *)
+    CallResult CallInferShapes(InferShapesFn fn, cbool cxx11_abi, const AttrStore &attrs, TensorTable *inputs,
+                               vector[vector[int64_t]] *out_shapes) except +
+    CallResult CallInferTypes(InferTypeFn single, InferTypesFn multi, cbool cxx11_abi, const AttrStore &attrs,
+                              const vector[int] &type_ids, vector[int] *out_types) except +
     cdef cppclass LaunchState:
         LaunchState(cbool cxx11_abi, const AttrStore &attrs) except +
         TensorTable *tensors()
@@ -283,6 +290,26 @@ def overrun_error(str op_name, str function, str file_path, int index, output, s
         "guard bytes around the output" + (" but they reach beyond them, so other memory may be damaged"
                                            if beyond else "") + ". Check the kernel's loop bounds and indexing",
         output_index=index, bytes_before=before, bytes_after=after)
+
+
+cdef void check_result(CallResult result, str op_name, str function, str file_path) except *:
+    """Raise for a user function's CallResult: AotKernelError (non-zero return), AotKernelCrash (signal),
+    KernelRuntimeError (C++ exception)."""
+    if result.outcome == kCallOk:
+        return
+    if result.outcome == kCallNonZero:
+        raise AotKernelError(
+            f"Custom op '{op_name}': {function} in '{file_path}' returned {result.code}; "
+            "any non-zero return value is treated as the kernel's error code", code=result.code)
+    if result.outcome == kCallSignal:
+        raise AotKernelCrash(
+            f"Custom op '{op_name}': {function} in '{file_path}' crashed with signal "
+            f"{result.code} ({(<bytes>result.message).decode(errors='replace')}); npusim caught it and your "
+            "process continues, but memory the kernel was writing (outputs, its own heap) may be inconsistent",
+            signal_number=result.code)
+    raise KernelRuntimeError(
+        f"Custom op '{op_name}': {function} in '{file_path}' threw a C++ exception: "
+        + (<bytes>result.message).decode(errors="replace"))
 
 
 cdef class CallPlan:
@@ -519,18 +546,76 @@ cdef class AotKernel:
                             kFrontGuardBytes, tail)
 
     cdef void check(self, CallResult result, str function) except *:
-        if result.outcome == kCallOk:
-            return
-        if result.outcome == kCallNonZero:
-            raise AotKernelError(
-                f"Custom op '{self.op_name}': {function} in '{self.file_path}' returned {result.code}; "
-                "any non-zero return value is treated as the kernel's error code", code=result.code)
-        if result.outcome == kCallSignal:
-            raise AotKernelCrash(
-                f"Custom op '{self.op_name}': {function} in '{self.file_path}' crashed with signal "
-                f"{result.code} ({(<bytes>result.message).decode(errors='replace')}); npusim caught it and your "
-                "process continues, but memory the kernel was writing (outputs, its own heap) may be inconsistent",
-                signal_number=result.code)
-        raise KernelRuntimeError(
-            f"Custom op '{self.op_name}': {function} in '{self.file_path}' threw a C++ exception: "
-            + (<bytes>result.message).decode(errors="replace"))
+        check_result(result, self.op_name, function, self.file_path)
+
+
+cdef class InferFunctions:
+    """``<func>InferShape`` / ``<func>InferType`` of a C++ infer source: MindSpore's C++ infer of Custom aot ops on
+    Ascend, whose computation is an aclnn operator rather than a function of the library.
+
+    ``shape_fn`` / ``type_fn`` are symbol addresses (0 = absent).  ``multi``: the op has several outputs (or a
+    dynamic one), so the functions return one entry per output (``std::vector<std::vector<int64_t>>`` and
+    ``std::vector<TypeId>``) instead of one (``std::vector<int64_t>`` and ``TypeId``).  Attributes come encoded by
+    :func:`npusim.aot.attrs.encode_attrs`; every call gets a fresh AotExtra holding them, as MindSpore's infer does.
+    """
+    cdef readonly str op_name
+    cdef readonly str file_path
+    cdef readonly str func_name
+    cdef uintptr_t shape_fn
+    cdef uintptr_t type_fn
+    cdef readonly bint cxx11_abi
+    cdef readonly bint multi
+
+    def __init__(self, str op_name, str file_path, str func_name, uintptr_t shape_fn, uintptr_t type_fn,
+                 bint cxx11_abi, bint multi):
+        self.op_name, self.file_path, self.func_name = op_name, file_path, func_name
+        self.shape_fn, self.type_fn = shape_fn, type_fn
+        self.cxx11_abi, self.multi = cxx11_abi, multi
+
+    @property
+    def has_infer_shape(self):
+        return self.shape_fn != 0
+
+    @property
+    def has_infer_type(self):
+        return self.type_fn != 0
+
+    def infer_shapes(self, list in_shapes, list in_dtypes, tuple encoded_attrs):
+        """The output shapes (a list of tuples) for inputs of these shapes and dtype names."""
+        cdef AttrStore store
+        cdef TensorTable table
+        cdef vector[int64_t] one
+        cdef vector[vector[int64_t]] many
+        cdef CallResult result
+        if self.shape_fn == 0:
+            raise ValueError(f"{self.func_name}InferShape is absent")
+        fill_attr_store(&store, encoded_attrs)
+        for shape, dtype_name in zip(in_shapes, in_dtypes):
+            add_tensor(&table, tuple(shape), ms_dtype_name(dtype_name, self.op_name))
+        if self.multi:
+            result = CallInferShapes(<InferShapesFn>self.shape_fn, self.cxx11_abi, store, &table, &many)
+            check_result(result, self.op_name, self.func_name + "InferShape", self.file_path)
+            return [tuple(shape) for shape in many]
+        result = CallInferShape(<InferShapeFn>self.shape_fn, self.cxx11_abi, store, &table, &one)
+        check_result(result, self.op_name, self.func_name + "InferShape", self.file_path)
+        return [tuple(one)]
+
+    def infer_types(self, list type_ids, tuple encoded_attrs):
+        """The output TypeId values (a list of ints) for inputs of these MindSpore TypeId values."""
+        cdef AttrStore store
+        cdef vector[int] ids
+        cdef vector[int] out
+        cdef InferTypeFn single = NULL
+        cdef InferTypesFn multi = NULL
+        if self.type_fn == 0:
+            raise ValueError(f"{self.func_name}InferType is absent")
+        if self.multi:
+            multi = <InferTypesFn>self.type_fn
+        else:
+            single = <InferTypeFn>self.type_fn
+        fill_attr_store(&store, encoded_attrs)
+        for type_id in type_ids:
+            ids.push_back(type_id)
+        cdef CallResult result = CallInferTypes(single, multi, self.cxx11_abi, store, ids, &out)
+        check_result(result, self.op_name, self.func_name + "InferType", self.file_path)
+        return [int(type_id) for type_id in out]

@@ -81,6 +81,12 @@ class Custom(Primitive):
             # hybrid/akg ops without bprop: MindSpore's _hybrid_autodiff gives them a derived backward (issue 11)
             self.bprop = self.backend.automatic_bprop()
         self._needs_runtime = self.backend.needs_runtime
+        # optional backend hooks (aclnn operators on Ascend, backends/aot_aclnn.py): no dtype_format selection,
+        # its own layout of the out_shape/out_dtype function arguments, and a look at the op (attrs, out specs)
+        self._selects_rows = getattr(self.backend, "selects_rows", True)
+        self._spec_args = getattr(self.backend, "out_spec_args", None)
+        if hasattr(self.backend, "attach"):
+            self.backend.attach(self)
         self._n_inputs = len(self.reg_info["inputs"]) if self.reg_info and self.reg_info.get("inputs") else None
         self._plans = BoundedCache(f"custom.plans[{self.op_name}]", PLAN_ENTRIES)
         self._own_fields = frozenset(self.__dict__) | {"_own_fields"}  # add_prim_attr never overwrites these
@@ -127,12 +133,15 @@ class Custom(Primitive):
         if self._n_inputs is not None and attr_args:
             self._check_extra_tensors(attr_args)
         in_dtypes = [str(a.dtype) for a in arrays]
-        row = select_row(self.op_name, self.func_type, self.reg_info, in_dtypes)
+        row = select_row(self.op_name, self.func_type, self.reg_info, in_dtypes) if self._selects_rows else None
         attrs = bind_attrs(self.op_name, self.reg_info, tuple(attr_args), self.func_type, self.attrs,
                            self._n_inputs if self._n_inputs is not None else len(arrays))
-        shapes, dtypes = out_spec.resolve(
-            self.op_name, self.out_shape, self.out_dtype, [list(a.shape) for a in arrays],
-            [mstype.to_type(a.dtype) for a in arrays], attr_args)
+        shape_args, dtype_args = [list(a.shape) for a in arrays], [mstype.to_type(a.dtype) for a in arrays]
+        spec_attrs = attr_args
+        if self._spec_args is not None:
+            shape_args, dtype_args, spec_attrs = self._spec_args(shape_args, dtype_args, attr_args)
+        shapes, dtypes = out_spec.resolve(self.op_name, self.out_shape, self.out_dtype, shape_args, dtype_args,
+                                          spec_attrs)
         if dtypes is None and row is not None and len(row) > len(arrays) and all(c[0] for c in row[len(arrays):]):
             dtypes = [c[0] for c in row[len(arrays):]]
         if shapes is None or dtypes is None:
@@ -166,7 +175,8 @@ class Custom(Primitive):
         results = self.backend.launch(arrays, plan.attrs, plan.out_shapes, plan.out_dtypes, runtime)
         outs = [Tensor._wrap(r) for r in results]
         if outs and autodiff.recording():
-            autodiff.record(self.op_name, tuple(tensors) + tuple(attr_args), outs,
+            # a dynamic input (a list of tensors) is tracked tensor by tensor
+            autodiff.record(self.op_name, _spliced(tensors, tensors) + tuple(attr_args), outs,
                             self._backward_rule(tensors, attr_args, outs, plan.multi))
         if not outs:
             return None
@@ -183,7 +193,8 @@ class Custom(Primitive):
             dout = tuple(douts) if multi else douts[0]
             grads = self.bprop(*tensors, *attr_args, out, dout)
             grads = grads if isinstance(grads, (tuple, list)) else (grads,)
-            return self._checked_grads(tensors, attr_args, grads)
+            grads = self._checked_grads(tensors, attr_args, grads)
+            return list(_spliced(tensors, grads[:len(tensors)])) + grads[len(tensors):]
         return rule
 
     def _checked_grads(self, tensors, attr_args, grads) -> list:
@@ -198,6 +209,18 @@ class Custom(Primitive):
 
     def __repr__(self):
         return f"Custom[{self.func_type}:{self.op_name}]"
+
+
+def _spliced(tensors, values) -> tuple:
+    """``values`` (one per tensor argument) with the entry of each list/tuple argument (a dynamic input) spliced
+    in element by element; a missing gradient of such an argument becomes one None per element."""
+    flat = []
+    for arg, value in zip(tensors, values):
+        if isinstance(arg, (list, tuple)):
+            flat.extend(value if isinstance(value, (list, tuple)) else [None] * len(arg))
+        else:
+            flat.append(value)
+    return tuple(flat)
 
 
 def _as_gradient(grad, arg):

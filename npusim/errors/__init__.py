@@ -37,3 +37,7 @@ from npusim.errors.aicpu import *  # noqa: F401,F403  (AicpuKernelError, AicpuLi
 from npusim.errors.tbe import *  # noqa: F401,F403  (TbeArgumentError, TbeScheduleError, TbeBuildError, ...)
 from npusim.errors.cache import CacheDirError, CacheWarning  # noqa: F401
 from npusim.errors.cli import ScriptNotFoundError  # noqa: F401
+from npusim.errors.aclnn import AclnnError, AclnnNotFoundError, AclnnUnsupportedError  # noqa: F401
+from npusim.errors.aclnn_custom import AclnnCustomNotFoundError, AclnnCustomOpError  # noqa: F401
+from npusim.errors.extension_build import *  # noqa: F401,F403  (ExtensionBuildError, NinjaNotFoundError, ...)
+from npusim.errors.extension_cxx import *  # noqa: F401,F403  (ExtensionGradientError, ExtensionRuntimeError, ...)

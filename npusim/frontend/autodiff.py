@@ -57,23 +57,45 @@ class suspended:
 class Node:
     """One recorded primitive application.
 
-    backward(douts) receives one gradient Tensor per output (zeros filled in for outputs nobody used) and returns
-    one gradient (Tensor or None) per entry of ``inputs``.
+    backward(douts) receives one gradient Tensor per output (zeros filled in for outputs nobody used, or None
+    there when ``materialize`` is false) and returns one gradient (Tensor or None) per entry of ``inputs``.
     """
 
-    __slots__ = ("name", "inputs", "backward", "out_shapes", "out_dtypes", "tape")
+    __slots__ = ("name", "inputs", "backward", "out_shapes", "out_dtypes", "tape", "materialize")
 
-    def __init__(self, name: str, inputs: tuple, backward: Callable, outputs: Sequence, tape: Tape):
+    def __init__(self, name: str, inputs: tuple, backward: Callable, outputs: Sequence, tape: Tape,
+                 materialize: bool = True):
         self.name = name
         self.inputs = inputs
         self.backward = backward
         self.out_shapes = [o.shape for o in outputs]
         self.out_dtypes = [o._data.dtype for o in outputs]
         self.tape = tape
+        self.materialize = materialize
 
 
 def recording() -> bool:
     return _state.tape is not None
+
+
+def current_tape() -> Optional[Tape]:
+    """The tape recording now (None outside a gradient computation and while backward rules run)."""
+    return _state.tape
+
+
+def needs_grad(tensor) -> bool:
+    """Whether the recording tape tracks ``tensor`` (a watched leaf or the output of a recorded node)."""
+    tape = _state.tape
+    return tape is not None and _tracked(tensor, tape)
+
+
+def is_leaf(tensor) -> bool:
+    """Whether ``tensor`` is a leaf the recording tape watches (an input or weight being differentiated)."""
+    tape = _state.tape
+    if tape is None or id(tensor) not in tape.leaf_ids:
+        return False
+    node = getattr(tensor, "_node", None)
+    return node is None or node.tape is not tape
 
 
 def _tracked(tensor, tape: Tape) -> bool:
@@ -81,15 +103,17 @@ def _tracked(tensor, tape: Tape) -> bool:
     return (node is not None and node.tape is tape) or id(tensor) in tape.leaf_ids
 
 
-def record(name: str, inputs: Sequence, outputs: Sequence, backward: Callable) -> None:
-    """Attach a Node to ``outputs`` if a tape is active and any tensor input is tracked by it."""
+def record(name: str, inputs: Sequence, outputs: Sequence, backward: Callable,
+           materialize_grads: bool = True) -> None:
+    """Attach a Node to ``outputs`` if a tape is active and any tensor input is tracked by it.
+    ``materialize_grads=False``: the backward rule gets None (not zeros) for outputs nobody used."""
     tape = _state.tape
     if tape is None:
         return
     tensor_inputs = tuple(x for x in inputs if hasattr(x, "_node"))
     if not any(_tracked(x, tape) for x in tensor_inputs):
         return
-    node = Node(name, tuple(inputs), backward, outputs, tape)
+    node = Node(name, tuple(inputs), backward, outputs, tape, materialize_grads)
     for index, out in enumerate(outputs):
         out._node = node
         out._node_index = index
@@ -136,8 +160,9 @@ def backpropagate(tape: Tape, roots: Sequence, sens: Sequence) -> dict:
             douts = [grads.pop((id(node), i), None) for i in range(len(node.out_shapes))]
             if all(d is None for d in douts):
                 continue
-            douts = [zeros_for(s, dt) if d is None else d
-                     for d, s, dt in zip(douts, node.out_shapes, node.out_dtypes)]
+            if node.materialize:
+                douts = [zeros_for(s, dt) if d is None else d
+                         for d, s, dt in zip(douts, node.out_shapes, node.out_dtypes)]
             in_grads = node.backward(douts)
             for inp, g in zip(node.inputs, in_grads):
                 if g is None or not isinstance(inp, Tensor):

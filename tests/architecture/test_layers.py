@@ -1,11 +1,11 @@
 """Layers import one way.
 
-    errors, util  <-  simulator  <-  (TBE compiler | AICPU runtime | hybrid | aot)  <-  tensor, primitive base,
-    autodiff  <-  Custom and its backends  <-  the mindspore-shaped surface, te/tbe/topi/impl shims and the
-    compatibility layer  <-  command line
+    errors, util  <-  simulator  <-  (TBE compiler | AICPU runtime | hybrid | aot)  <-  (tensor, primitive base,
+    autodiff | aclnn operator library)  <-  (Custom and its backends | C++ extensions: CustomOpBuilder)  <-  the
+    mindspore-shaped surface, te/tbe/topi/impl shims and the compatibility layer  <-  command line
 
-A module may import its own layer's group and any lower layer, never a higher one; the four compilers/runtimes of
-the third layer are peers and do not import each other.  Every import counts, function-level ones included.
+A module may import its own layer's group and any lower layer, never a higher one; groups of one layer are peers
+and do not import each other.  Every import counts, function-level ones included.
 """
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ LAYERS = (
     (2, "hybrid", ("npusim.hybrid",)),
     (2, "aot", ("npusim.aot",)),
     (3, "front end", ("npusim.frontend",)),
+    (3, "aclnn", ("npusim.aclnn",)),
     (4, "Custom", ("npusim.custom",)),
+    (4, "extension", ("npusim.extension",)),
     (5, "surfaces", ("npusim.ms", "npusim.compat", "te_compat.te", "te_compat.tbe", "te_compat.topi", "te_compat.impl")),
     (6, "command line", ("npusim",)),
 )

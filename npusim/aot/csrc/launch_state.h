@@ -128,6 +128,36 @@ inline CallResult CallInferShape(InferShapeFn fn, bool cxx11_abi, const AttrStor
   });
 }
 
+// C++ infer of Custom aot ops on Ascend (MindSpore 2.3+): the multi-output `<func>InferShape` returns one shape
+// per output; `<func>InferType(std::vector<TypeId>, AotExtra *)` returns a TypeId (or std::vector<TypeId>).
+// MindSpore's TypeId is `enum TypeId : int`, so these pass and return exactly as the int forms below do.
+using InferShapesFn = std::vector<std::vector<int64_t>> (*)(int *, int64_t **, void *);
+using InferTypeFn = int (*)(std::vector<int>, void *);
+using InferTypesFn = std::vector<int> (*)(std::vector<int>, void *);
+
+inline CallResult CallInferShapes(InferShapesFn fn, bool cxx11_abi, const AttrStore &attrs, TensorTable *inputs,
+                                  std::vector<std::vector<int64_t>> *out_shapes) {
+  ExtraHandle extra(cxx11_abi, attrs);
+  return GuardedCall([&]() {
+    *out_shapes = fn(inputs->ndims(), inputs->shapes(), extra.get());
+    return 0;
+  });
+}
+
+// Calls the single-output form when `multi` is null, else the multi-output form; `out_types` gets the result.
+inline CallResult CallInferTypes(InferTypeFn single, InferTypesFn multi, bool cxx11_abi, const AttrStore &attrs,
+                                 const std::vector<int> &type_ids, std::vector<int> *out_types) {
+  ExtraHandle extra(cxx11_abi, attrs);
+  return GuardedCall([&]() {
+    if (multi != nullptr) {
+      *out_types = multi(type_ids, extra.get());
+    } else {
+      out_types->assign(1, single(type_ids, extra.get()));
+    }
+    return 0;
+  });
+}
+
 // Calls a CUDA runtime's `int cudaGetDeviceCount(int *count)` (found in a kernel library's dependencies).
 using DeviceCountFn = int (*)(int *);
 inline CallResult CallDeviceCount(DeviceCountFn fn, int *count) {

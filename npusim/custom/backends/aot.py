@@ -1,4 +1,5 @@
-"""``ops.Custom(func_type="aot")`` on CPU: user C/C++ kernels called through MindSpore's C ABI.
+"""``ops.Custom(func_type="aot")`` on CPU: user C/C++ kernels called through MindSpore's C ABI.  (On Ascend, a func
+naming an aclnn operator goes to :mod:`npusim.custom.backends.aot_aclnn` instead: see ``AotBackend.__new__``.)
 
 ``func`` is ``"path:func_name"``; the path is resolved against the working directory when the op is built.
 ``.so`` files are used as they are, ``.cc``/``.cpp`` sources are compiled then (cached, see
@@ -35,6 +36,16 @@ class AotBackend(Backend):
     """Runs one aot kernel function; see the module docstring for what ``desc.func`` may name."""
 
     can_infer = True
+
+    def __new__(cls, desc: OpDesc = None, runtime=None):
+        """On Ascend, a func naming an aclnn operator (``"aclnnMul"``, ``"Mul"``, ``"infer.cc:aclnnMul"``, the aclop
+        form) builds the backend of npusim.custom.backends.aot_aclnn instead; anything else is a host kernel."""
+        if cls is AotBackend and desc is not None and desc.device_target == "Ascend":
+            from npusim.custom.backends import aot_aclnn_func
+            if aot_aclnn_func.names_operator(desc.func):
+                from npusim.custom.backends.aot_aclnn import AclnnAotBackend
+                return AclnnAotBackend(desc, runtime)
+        return super().__new__(cls)
 
     def __init__(self, desc: OpDesc, runtime=None):
         super().__init__(desc, runtime)

@@ -2,9 +2,10 @@
 
 Prints, from one run: the simulator's wall time for the launch against numpy's ``a + b`` on the same arrays
 (target: at most 2x), and the cycle model's estimate against the chip's bandwidth bound, bytes moved / HBM
-bandwidth (target: within 25 %).  Exits 1 when the result is not bit-exact or a target is missed.
+bandwidth (target: within 15 %, issue 13).  ``--soc all`` runs every chip model in turn.  Exits 1 when a result
+is not bit-exact or a target is missed.
 
-    python benchmarks/bench_sim_vadd.py [--soc Ascend910] [--elements 16777216]
+    python benchmarks/bench_sim_vadd.py [--soc Ascend910 | --soc all] [--elements 16777216]
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import time
 
 import numpy as np
 
-from npusim.sim import Device, KernelBuilder, get_chip
+from npusim.sim import Device, KernelBuilder, chip_names, get_chip
 
+BOUND_TOLERANCE = 0.15   # the cycle estimate within 15 % of the HBM bandwidth bound (issue 13)
 MAX_TILE = 32768      # float16 elements per UB buffer (64 KiB): 4 buffers fill a 256 KiB UB
 LANES = 128           # float16 lanes per repeat
 
@@ -69,19 +71,19 @@ def build_vadd(num_elements: int, block_dim: int, tile: int):
     return kb.build(inputs=[x, y], outputs=[z])
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--soc", default="Ascend910")
-    parser.add_argument("--elements", type=int, default=16 * 1024 * 1024)
-    args = parser.parse_args(argv)
-    chip = get_chip(args.soc)
+def run_chip(soc: str, elements: int) -> bool:
+    """Build, run and report the vadd on chip ``soc``; True when every target is met."""
+    chip = get_chip(soc)
     from npusim.sim import set_chip
     set_chip(chip.name)
-    tile, block_dim = plan_launch(chip, args.elements)
-    kernel = build_vadd(args.elements, block_dim, tile)
+    try:
+        tile, block_dim = plan_launch(chip, elements)
+        kernel = build_vadd(elements, block_dim, tile)
+    finally:
+        set_chip(None)
     rng = np.random.default_rng(0)
-    a = rng.standard_normal(args.elements).astype(np.float16)
-    b = rng.standard_normal(args.elements).astype(np.float16)
+    a = rng.standard_normal(elements).astype(np.float16)
+    b = rng.standard_normal(elements).astype(np.float16)
     device = Device(chip)
     px, py, pz = device.to_device(a), device.to_device(b), device.malloc(a.nbytes)
 
@@ -101,15 +103,26 @@ def main(argv=None) -> int:
     bound_cycles = moved / chip.hbm_bytes_per_cycle
     ratio = sim_seconds / numpy_seconds
     error = cost.total_cycles / bound_cycles - 1
-    print(f"chip {chip.name}: {block_dim} blocks x {args.elements // block_dim} fp16 elements, "
+    print(f"chip {chip.name}: {block_dim} blocks x {elements // block_dim} fp16 elements, "
           f"{record.trace.instruction_count} instructions executed; result bit-exact: {exact}")
     print(f"wall time: simulator {sim_seconds * 1e3:.1f} ms vs numpy a+b {numpy_seconds * 1e3:.1f} ms "
           f"-> ratio {ratio:.2f} (target <= 2.00) {'OK' if ratio <= 2 else 'MISSED'}")
     print(f"cycle estimate: {cost.total_cycles:.0f} cycles = {cost.time_us:.1f} us; bandwidth bound "
           f"{moved / 2**20:.0f} MiB / {chip.hbm_gbps:g} GB/s = {bound_cycles:.0f} cycles "
-          f"-> {100 * error:+.1f}% (target within 25%) {'OK' if abs(error) <= 0.25 else 'MISSED'}")
+          f"-> {100 * error:+.1f}% (target within {100 * BOUND_TOLERANCE:.0f}%) "
+          f"{'OK' if abs(error) <= BOUND_TOLERANCE else 'MISSED'}")
     print(f"(cycle model evaluation took {cost_seconds * 1e3:.1f} ms; busiest pipe {cost.bottleneck_pipe})")
-    return 0 if exact and ratio <= 2 and abs(error) <= 0.25 else 1
+    return exact and ratio <= 2 and abs(error) <= BOUND_TOLERANCE
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--soc", default="Ascend910", help="a chip model, or 'all' for every one")
+    parser.add_argument("--elements", type=int, default=16 * 1024 * 1024)
+    args = parser.parse_args(argv)
+    socs = chip_names() if args.soc == "all" else [args.soc]
+    results = [run_chip(soc, args.elements) for soc in socs]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":

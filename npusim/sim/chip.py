@@ -22,6 +22,8 @@ CHIP_DIR = Path(__file__).with_name("chips")
 LOCAL_SCOPES = ("UB", "L1", "L0A", "L0B", "L0C")
 #: ``identity`` fields: how CANN names the chip (strings; ``product_2020`` may be null)
 _IDENTITY_FIELDS = ("short_soc_version", "product_2020")
+#: optional fields of a ``paths`` row (PathSpec)
+_PATH_OPTIONAL = ("setup_cycles", "setup_bytes_per_cycle", "latency_bytes_per_cycle")
 
 _SECTION_FIELDS = {
     "cores": ("aicore_num", "cube_core_num", "vector_core_num"),
@@ -31,33 +33,70 @@ _SECTION_FIELDS = {
                 "cube_k_fp16"),
     "sync": ("event_ids",),
     "dsl": ("vrec_newton_steps",),
-    "cube_costs": ("fixed_cycles",),
-    "scalar_costs": ("issue_cycles", "alu_cycles", "mem_cycles", "flag_cycles"),
+    "cube_costs": ("fixed_cycles", "setup_cycles"),
+    "scalar_costs": ("issue_cycles", "alu_cycles", "load_cycles", "store_cycles", "mem_cycles", "flag_cycles"),
 }
+#: keys of a cost section or row that are not numbers of the model (``follows``: the published source a cost row
+#: reproduces, read by benchmarks/bench_cycle_calibration.py)
+_NOT_COST_KEYS = ("source", "sources", "follows")
 
 
 @dataclass(frozen=True)
 class PathSpec:
-    """One data_move path: which pipe runs it, its per-core rate and its latency."""
+    """One data_move path: which pipe runs it and what a transfer of ``n`` bytes costs.
+
+    The pipe is occupied ``max(setup_cycles + n / setup_bytes_per_cycle, n / bytes_per_cycle)`` cycles (the next
+    transfer may start then); the transfer is complete ``max(occupancy, latency_cycles + n /
+    latency_bytes_per_cycle)`` cycles after it started.  ``bytes_per_cycle`` is the sustained per-core rate; GM
+    paths also share the chip's HBM bandwidth between the active cores (:mod:`npusim.sim.cost`).
+    """
 
     src_scope: str
     dst_scope: str
     pipe: str
     bytes_per_cycle: float
     latency_cycles: float
+    setup_cycles: float = 0.0
+    setup_bytes_per_cycle: float = 0.0      # 0: bytes_per_cycle
+    latency_bytes_per_cycle: float = 0.0    # 0: bytes_per_cycle
+
+    @property
+    def touches_gm(self) -> bool:
+        return "GM" in (self.src_scope, self.dst_scope)
+
+    def occupancy_cycles(self, nbytes: float) -> float:
+        """Cycles a transfer of ``nbytes`` holds its pipe, before any HBM contention."""
+        setup_rate = self.setup_bytes_per_cycle or self.bytes_per_cycle
+        return max(self.setup_cycles + nbytes / setup_rate, nbytes / self.bytes_per_cycle)
+
+    def completion_cycles(self, nbytes: float) -> float:
+        """Cycles from a transfer's start to its completion, before any HBM contention."""
+        latency_rate = self.latency_bytes_per_cycle or self.bytes_per_cycle
+        return max(self.occupancy_cycles(nbytes), self.latency_cycles + nbytes / latency_rate)
 
 
 @dataclass(frozen=True)
 class VectorCost:
-    """Cost row of a vector instruction: ``startup_cycles + per_repeat_cycles * repeat_times``."""
+    """Cost row of a vector instruction: it holds the vector pipe ``per_repeat * repeat_times`` cycles and its
+    result is complete ``startup`` cycles after that (``startup_<dtype>`` / ``per_repeat_<dtype>`` override the
+    defaults per operand dtype)."""
 
     startup_cycles: float
     per_repeat_cycles: float
     per_repeat_by_dtype: Mapping[str, float]
+    startup_by_dtype: Mapping[str, float] = dataclasses.field(default_factory=dict)
+
+    def startup(self, dtype: str) -> float:
+        """Start-up cycles for ``dtype`` operands (paid once per back-to-back run of independent instructions)."""
+        return self.startup_by_dtype.get(dtype, self.startup_cycles)
+
+    def per_repeat(self, dtype: str) -> float:
+        """Cycles each repeat holds the vector pipe, for ``dtype`` operands."""
+        return self.per_repeat_by_dtype.get(dtype, self.per_repeat_cycles)
 
     def cycles(self, repeat_times: int, dtype: str) -> float:
-        """Cycles of one instruction with ``repeat_times`` repeats of ``dtype`` operands."""
-        return self.startup_cycles + self.per_repeat_by_dtype.get(dtype, self.per_repeat_cycles) * repeat_times
+        """Cycles of one isolated instruction with ``repeat_times`` repeats of ``dtype`` operands."""
+        return self.startup(dtype) + self.per_repeat(dtype) * repeat_times
 
 
 @dataclass(frozen=True)
@@ -90,12 +129,17 @@ class Chip:
     pipes: tuple
     paths: Mapping[tuple, PathSpec]
     vector_costs: Mapping[str, VectorCost]
-    mmad_fixed_cycles: float
+    mmad_fixed_cycles: float     # completion latency of an mmad after its tiles
+    mmad_setup_cycles: float     # cycles an mmad holds the cube beyond its tiles
     mmad_kstep: Mapping[str, int]
     scalar_issue_cycles: float
     scalar_alu_cycles: float
-    scalar_mem_cycles: float
+    scalar_load_cycles: float
+    scalar_store_cycles: float
+    scalar_mem_cycles: float     # one memory access of a scalar program (tvm_call)
     flag_cycles: float
+    dependence_latency: Mapping[str, float]   # pipe -> cycles a dependent instruction waits after its producer
+    barrier_drain: Mapping[str, float]        # pipe -> cycles pipe_barrier(pipe) adds when work is outstanding
     isa: Mapping[str, frozenset]
     vsel_modes: frozenset
     sources: Mapping[str, str]
@@ -271,15 +315,19 @@ def _paths(data: dict, path: Path, tracker: _SourceTracker, pipes: tuple) -> Map
     section = _section(data, "paths", path)
     result = {}
     for key, row in section.items():
-        if key in ("source", "sources"):
+        if key in _NOT_COST_KEYS:
             continue
         src, sep, dst = key.partition("->")
         if not sep or not isinstance(row, dict):
             raise ChipModelError(f"{path.name}: path {key!r} must be 'SRC->DST: {{pipe, bytes_per_cycle, ...}}'")
         if row.get("pipe") not in pipes:
             raise ChipModelError(f"{path.name}: path {key} runs on unknown pipe {row.get('pipe')!r}")
-        result[(src, dst)] = PathSpec(src, dst, row["pipe"], float(_number(row, "bytes_per_cycle", key)),
-                                      float(_number(row, "latency_cycles", key)))
+        optional = {name: float(_number(row, name, key)) for name in _PATH_OPTIONAL if name in row}
+        spec = PathSpec(src, dst, row["pipe"], float(_number(row, "bytes_per_cycle", key)),
+                        float(_number(row, "latency_cycles", key)), **optional)
+        if spec.bytes_per_cycle <= 0 or spec.latency_cycles < 0 or any(v < 0 for v in optional.values()):
+            raise ChipModelError(f"{path.name}: path {key} needs a positive bytes_per_cycle and no negative figure")
+        result[(src, dst)] = spec
         tracker.record("paths", key, section, row)
     return MappingProxyType(result)
 
@@ -288,14 +336,26 @@ def _vector_costs(data: dict, path: Path, tracker: _SourceTracker) -> Mapping:
     section = _section(data, "vector_costs", path)
     result = {}
     for opcode, row in section.items():
-        if opcode in ("source", "sources"):
+        if opcode in _NOT_COST_KEYS:
             continue
-        by_dtype = {k[len("per_repeat_"):]: float(v) for k, v in row.items()
+        by_dtype = {k[len("per_repeat_"):]: float(_number(row, k, opcode)) for k in row
                     if k.startswith("per_repeat_") and k != "per_repeat_cycles"}
+        startup = {k[len("startup_"):]: float(_number(row, k, opcode)) for k in row
+                   if k.startswith("startup_") and k != "startup_cycles"}
         result[opcode] = VectorCost(float(_number(row, "startup_cycles", opcode)),
-                                    float(_number(row, "per_repeat_cycles", opcode)), MappingProxyType(by_dtype))
+                                    float(_number(row, "per_repeat_cycles", opcode)), MappingProxyType(by_dtype),
+                                    MappingProxyType(startup))
         tracker.record("vector_costs", opcode, section, row)
     return MappingProxyType(result)
+
+
+def _pipe_cycles(sync: dict, field: str, pipes: tuple, path: Path, tracker: _SourceTracker) -> Mapping:
+    """``sync.<field>``: a mapping pipe -> cycles (pipes the chip has)."""
+    table = sync.get(field)
+    if not isinstance(table, dict) or any(p not in pipes for p in table):
+        raise ChipModelError(f"{path.name}: sync.{field} must map pipes among {list(pipes)} to cycles")
+    tracker.record("sync", field, sync)
+    return MappingProxyType({p: float(_number(table, p, f"{path.name}: sync.{field}")) for p in table})
 
 
 def _isa(data: dict, path: Path, tracker: _SourceTracker) -> tuple:
@@ -378,10 +438,13 @@ def _build_chip(data: dict, path: Path) -> Chip:
         block_bytes=int(fields["block_bytes"]), max_repeat=int(fields["max_repeat"]), cube_m=int(fields["cube_m"]),
         cube_n=int(fields["cube_n"]), cube_k_fp16=int(fields["cube_k_fp16"]), event_ids=int(fields["event_ids"]),
         pipes=pipes, paths=_paths(data, path, tracker, pipes), vector_costs=_vector_costs(data, path, tracker),
-        mmad_fixed_cycles=float(fields["fixed_cycles"]),
+        mmad_fixed_cycles=float(fields["fixed_cycles"]), mmad_setup_cycles=float(fields["setup_cycles"]),
         mmad_kstep=MappingProxyType({str(k): int(v) for k, v in cube["kstep"].items()}),
         scalar_issue_cycles=float(fields["issue_cycles"]), scalar_alu_cycles=float(fields["alu_cycles"]),
+        scalar_load_cycles=float(fields["load_cycles"]), scalar_store_cycles=float(fields["store_cycles"]),
         scalar_mem_cycles=float(fields["mem_cycles"]), flag_cycles=float(fields["flag_cycles"]),
+        dependence_latency=_pipe_cycles(sync, "dependence_latency_cycles", pipes, path, tracker),
+        barrier_drain=_pipe_cycles(sync, "barrier_drain_cycles", pipes, path, tracker),
         isa=isa, vsel_modes=vsel_modes, sources=MappingProxyType(dict(tracker.sources)),
         overflow_mode=overflow_mode, overflow_modes=overflow_modes,
         short_soc_version=identity["short_soc_version"], product_2020=identity["product_2020"],

@@ -7,7 +7,8 @@ runs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from npusim.errors.sim import InvalidOperandError, SimulatorError
 from npusim.sim.checks import Site, check_capacity
@@ -20,9 +21,38 @@ from npusim.sim.kernel import BLOCK_IDX, LOCAL_SCOPES, PARAM_KINDS, If, Instr, K
 MAX_LOOP_TRIPS = 1 << 31
 
 
+@dataclass(frozen=True)
+class InstrNode:
+    """A compiled instruction in the program tree."""
+
+    instr: Any          # CompiledInstr
+
+
+@dataclass(frozen=True)
+class LoopNode:
+    """A loop of the program tree: the variable's slot, the kernel's bound expressions, the compiled body."""
+
+    var: str
+    slot: int
+    begin: Any
+    end: Any
+    body: tuple
+
+
+@dataclass(frozen=True)
+class IfNode:
+    """A branch of the program tree: the kernel's condition expression and both compiled bodies."""
+
+    cond: Any
+    then_body: tuple
+    else_body: tuple
+
+
 @dataclass
 class CompiledKernel:
-    """A kernel ready to run on ``chip``: ``body`` runs one block given an execution context."""
+    """A kernel ready to run on ``chip``: ``body`` runs one block given an execution context; ``tree`` is the
+    same program as nodes (:class:`InstrNode`, :class:`LoopNode`, :class:`IfNode`) for executors that run it
+    their own way (:mod:`npusim.sim.lockstep`), which keep what they derive from it in ``derived``."""
 
     kernel: Kernel
     chip: object
@@ -32,6 +62,8 @@ class CompiledKernel:
     view_keys: frozenset
     uses_cube: bool
     scope_high_water: dict
+    tree: tuple = ()
+    derived: dict = field(default_factory=dict)
 
     def run_block(self, ctx) -> None:
         for stmt in self.body:
@@ -88,26 +120,32 @@ def compile_kernel(kernel: Kernel, chip, caches) -> CompiledKernel:
     view_keys, uses = set(), {}
     kc = CompileContext(kernel, chip, slots, view_keys, uses, caches)
     statics = []
-    body = _compile_body(kernel.body, kc, statics, [0])
+    body, tree = _compile_body(kernel.body, kc, statics, [0])
     uses_cube = any(s.pipe == "M" for s in statics) or any(b.scope.startswith("L0") for b in kernel.buffers)
-    return CompiledKernel(kernel, chip, body, tuple(statics), slots, frozenset(view_keys), uses_cube, uses)
+    return CompiledKernel(kernel, chip, body, tuple(statics), slots, frozenset(view_keys), uses_cube, uses, tree)
 
 
 def _compile_body(stmts, kc: CompileContext, statics: list, counter: list) -> tuple:
-    compiled = []
+    """(closures, tree nodes) of a statement list."""
+    compiled, nodes = [], []
     for stmt in stmts:
         if isinstance(stmt, Instr):
             instr = _compile_instr(stmt, kc, counter[0])
             counter[0] += 1
             statics.append(instr.static)
             compiled.append(instr.run)
+            nodes.append(InstrNode(instr))
         elif isinstance(stmt, Loop):
-            compiled.append(_compile_loop(stmt, kc, statics, counter))
+            run, node = _compile_loop(stmt, kc, statics, counter)
+            compiled.append(run)
+            nodes.append(node)
         elif isinstance(stmt, If):
-            compiled.append(_compile_if(stmt, kc, statics, counter))
+            run, node = _compile_if(stmt, kc, statics, counter)
+            compiled.append(run)
+            nodes.append(node)
         else:
             raise InvalidOperandError(f"not a statement: {stmt!r}", kernel=kc.kernel.name)
-    return tuple(compiled)
+    return tuple(compiled), tuple(nodes)
 
 
 def _compile_instr(instr: Instr, kc: CompileContext, index: int):
@@ -150,7 +188,7 @@ def _expr(kc: CompileContext, value):
 def _compile_loop(loop: Loop, kc: CompileContext, statics: list, counter: list):
     slot = _loop_slot(kc, loop.var)
     begin, end = evaluator(_expr(kc, loop.begin)), evaluator(_expr(kc, loop.end))
-    body = _compile_body(loop.body, kc, statics, counter)
+    body, nodes = _compile_body(loop.body, kc, statics, counter)
     kernel_name, var = kc.kernel.name, loop.var
 
     def run_loop(ctx):
@@ -164,22 +202,23 @@ def _compile_loop(loop: Loop, kc: CompileContext, statics: list, counter: list):
             env[slot] = value
             for stmt in body:
                 stmt(ctx)
-    return run_loop
+    return run_loop, LoopNode(var, slot, loop.begin, loop.end, nodes)
 
 
 def _compile_if(node: If, kc: CompileContext, statics: list, counter: list):
     cond = _expr(kc, node.cond)
-    then_body = _compile_body(node.then_body, kc, statics, counter)
-    else_body = _compile_body(node.else_body, kc, statics, counter)
+    then_body, then_nodes = _compile_body(node.then_body, kc, statics, counter)
+    else_body, else_nodes = _compile_body(node.else_body, kc, statics, counter)
+    tree = IfNode(node.cond, then_nodes, else_nodes)
     if isinstance(cond, Const):
         chosen = then_body if cond.value else else_body
 
         def run_const(ctx):
             for stmt in chosen:
                 stmt(ctx)
-        return run_const
+        return run_const, tree
 
     def run_if(ctx):
         for stmt in (then_body if cond(ctx.env) else else_body):
             stmt(ctx)
-    return run_if
+    return run_if, tree

@@ -52,7 +52,7 @@ class LaunchRecord:
             raise InvalidOperandError(f"kernel {self.kernel.name} has not run yet: synchronize the stream first")
         if self._cost is None:
             from npusim.sim.cost import estimate
-            self._cost = estimate(self.trace, self.chip)
+            self._cost = estimate(self.trace, self.chip, self.kernel)
         return self._cost
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from npusim.sim.expr import UNSET
 from npusim.sim.isa.context import GM
 from npusim.sim.memory import POISON_BYTE, CoreMemory
 from npusim.sim.trace import BlockTrace, Trace
+
+MODES = ("auto", "reference", "lockstep", "verify")
+DEFAULT_MODE = "auto"
 
 
 @dataclass(frozen=True)
@@ -85,14 +89,52 @@ def block_sequence(block_dim: int, block_order=None) -> list:
 
 
 def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: int,
-        fill_byte: int = POISON_BYTE, block_order=None, arenas=None) -> Trace:
+        fill_byte: int = POISON_BYTE, block_order=None, arenas=None, mode: Optional[str] = None) -> Trace:
     """Run ``block_dim`` blocks (in ``block_order`` when given).  gm_args: param index -> GmBinding; scalar_args:
-    param name -> value; arenas: the ArenaPool local memory comes from (None: fresh arenas)."""
+    param name -> value; arenas: the ArenaPool local memory comes from (None: fresh arenas).
+
+    ``mode`` (default :data:`DEFAULT_MODE`): "auto" runs the blocks of each wave in lockstep
+    (:mod:`npusim.sim.lockstep`) and falls back to block by block whenever lockstep cannot reproduce that run
+    exactly (a single block always runs on its own: lockstep has nothing to batch); "reference" runs block by block; "lockstep" runs in lockstep or raises the reason it cannot (tests);
+    "verify" runs both ways and raises AssertionError when GM bytes or traces differ (tests).
+    """
+    mode = DEFAULT_MODE if mode is None else mode
+    if mode not in MODES:
+        raise InvalidOperandError(f"executor mode {mode!r} is not one of {', '.join(MODES)}")
     order = block_sequence(block_dim, block_order)
+    if mode == "verify" and block_order is None:
+        from npusim.sim.lockstep.verify import run_both
+        return run_both(run, compiled, gm_args, scalar_args, block_dim, fill_byte, arenas)
     start = time.perf_counter()
     gm_views, gm_hi = _gm_views(compiled, gm_args)
-    local_keys = [key for key in compiled.view_keys if key[0] != GM]
     num_cores = num_cores_for(compiled)
+    blocks = None
+    if (mode == "lockstep" or (mode == "auto" and block_dim > 1)) and block_order is None:
+        blocks = _lockstep(compiled, gm_args, scalar_args, block_dim, num_cores, fill_byte, arenas, gm_views, gm_hi,
+                           strict=mode == "lockstep")
+    if blocks is None:
+        blocks = _block_by_block(compiled, order, gm_views, gm_hi, scalar_args, num_cores, fill_byte, arenas)
+    return Trace(compiled.kernel.name, compiled.chip.name, block_dim, num_cores, compiled.statics, tuple(blocks),
+                 dict(compiled.scope_high_water), time.perf_counter() - start)
+
+
+def _lockstep(compiled, gm_args, scalar_args, block_dim, num_cores, fill_byte, arenas, gm_views, gm_hi,
+              strict: bool):
+    """The blocks' traces from a lockstep run, or None when it gave up (GM is then as before the launch)."""
+    from npusim.sim.lockstep.runner import run_lockstep
+    try:
+        with np.errstate(all="ignore"):
+            return run_lockstep(compiled, gm_args, scalar_args, block_dim, num_cores, fill_byte, arenas, gm_views,
+                                gm_hi)
+    except Exception:
+        if strict:
+            raise
+        return None
+
+
+def _block_by_block(compiled, order, gm_views, gm_hi, scalar_args, num_cores, fill_byte, arenas) -> list:
+    """The reference executor: every block on its own, in ``order``; traces in block order."""
+    local_keys = [key for key in compiled.view_keys if key[0] != GM]
     cores: dict = {}
     views_by_core: dict = {}
     slots = compiled.slots
@@ -117,10 +159,8 @@ def run(compiled: CompiledKernel, gm_args: dict, scalar_args: dict, block_dim: i
         views_by_core.clear()
         for memory in cores.values():
             memory.release()
-    if block_order is not None:
-        blocks.sort(key=lambda b: b.block)
-    return Trace(compiled.kernel.name, compiled.chip.name, block_dim, num_cores, compiled.statics, tuple(blocks),
-                 dict(compiled.scope_high_water), time.perf_counter() - start)
+    blocks.sort(key=lambda b: b.block)
+    return blocks
 
 
 def _run_block(compiled, block, core, memory, views, gm_hi, template, block_slot) -> BlockTrace:

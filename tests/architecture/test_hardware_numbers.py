@@ -48,6 +48,11 @@ ALLOWED = {
     "npusim/sim/memory.py:ARENA_POOL_LIMIT_BYTES:64": "host memory the simulator keeps pooled (64 MiB), not "
                                                       "hardware",
     "npusim/sim/memory.py:ARENA_POOL_LIMIT_BYTES:named": "host memory the simulator keeps pooled, not hardware",
+    "npusim/sim/isa/batch_moves.py:LOGGED_BURSTS:64": "how many bursts a batched move logs one by one before it "
+                                                     "logs one span (a host bookkeeping choice), not hardware",
+    "npusim/sim/lockstep/runner.py:ARENA_ALIGN_BYTES:64": "host arena rows are padded to a multiple every dtype's "
+                                                         "itemsize divides (host memory layout), not hardware",
+    "npusim/sim/lockstep/runner.py:ARENA_ALIGN_BYTES:named": "host arena row padding, not hardware",
     "npusim/sim/compiler.py:MAX_LOOP_TRIPS:named": "a loop's trip count fits its int32 variable (TIK: bounds "
                                                    "< 2**31): a dtype range, not hardware",
     "te_compat/schedule/vec.py:dup:255": "the low byte of a fill value (byte arithmetic before a 16-bit dup)",

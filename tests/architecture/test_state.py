@@ -31,6 +31,7 @@ EDGES = {
     "te_compat/dsl/support.py": "the DSL functions' auto-cast and api_check_support queries",
     "te_compat/surface/platform.py": "get_soc_spec, te_set_version and the other SoC queries",
     "aicpu_loader/worker.py": "default_worker() for direct callers",
+    "npusim/extension/bridge.py": "a C++ extension op call (ms_extension.h): its aclnn launches' runtime",
 }
 
 #: (module, name) -> why this module-level state is allowed

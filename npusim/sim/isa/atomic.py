@@ -50,7 +50,11 @@ def compile_set_atomic(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.atomic = mode
         ctx.append(record)
 
-    return CompiledInstr(_static(kc, spec, dtype), run)
+    def batch(b):
+        b.set_atomic(mode)
+        b.append(record)
+
+    return CompiledInstr(_static(kc, spec, dtype), run, batch=batch)
 
 
 def compile_set_atomic_none(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -60,7 +64,11 @@ def compile_set_atomic_none(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.atomic = None
         ctx.append(record)
 
-    return CompiledInstr(_static(kc, spec, ""), run)
+    def batch(b):
+        b.set_atomic(None)
+        b.append(record)
+
+    return CompiledInstr(_static(kc, spec, ""), run, batch=batch)
 
 
 def _static(kc: CompileContext, spec, dtype: str) -> InstrStatic:

@@ -79,7 +79,7 @@ def compile_vcmp(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.append((index, 1))
 
     return CompiledInstr(InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text),
-                         run)
+                         run, local_only=True)
 
 
 def compile_vcmpv(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -110,7 +110,7 @@ def compile_vcmpv(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.append((index, repeat))
 
     return CompiledInstr(InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text),
-                         run)
+                         run, local_only=True)
 
 
 def _select(values, bits, npdt):
@@ -157,7 +157,7 @@ def compile_vsel(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.append((index, repeat))
 
     return CompiledInstr(InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text),
-                         run)
+                         run, local_only=True)
 
 
 class _Src1AsScalar:

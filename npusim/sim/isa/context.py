@@ -13,6 +13,7 @@ from typing import Optional
 from npusim.errors.sim import InvalidOperandError
 from npusim.sim.checks import Site, check_aligned
 from npusim.sim.dtypes import canonical_dtype, itemsize
+from npusim.sim.batch_expr import BatchExpr, compile_batch_expr, scaled
 from npusim.sim.expr import Compiled, Const, SlotMap, compile_expr
 from npusim.sim.kernel import BufRef, Kernel
 
@@ -32,6 +33,8 @@ class TensorOperand:
     base: Compiled
     lo: int
     hi: Optional[int]
+    offset: object = 0      # the kernel's offset expression: base = lo + offset * unit
+    unit: int = 1
 
     @property
     def is_gm(self) -> bool:
@@ -99,7 +102,7 @@ class CompileContext:
         offset = self.expr(ref.offset)
         base = Const(lo + offset.value) if isinstance(offset, Const) else (lambda env, f=offset, b=lo: b + f(env))
         return TensorOperand(role, buf.name, buf.scope, dtype, isz, key, base, lo,
-                             (buf.addr_bytes + size_bytes) // isz)
+                             (buf.addr_bytes + size_bytes) // isz, ref.offset)
 
     def _gm(self, role: str, ref: BufRef, scopes) -> TensorOperand:
         index, param = self.params[ref.buffer]
@@ -111,7 +114,8 @@ class CompileContext:
         dtype = self._dtype(role, ref, param.dtype)
         key = (GM, index, dtype)
         self.view_keys.add(key)
-        return TensorOperand(role, param.name, GM, dtype, itemsize(dtype), key, self.expr(ref.offset), 0, None)
+        return TensorOperand(role, param.name, GM, dtype, itemsize(dtype), key, self.expr(ref.offset), 0, None,
+                             ref.offset)
 
     def check_static_alignment(self, op: TensorOperand, align: Optional[int] = None) -> None:
         """Check a local operand's alignment (``align`` bytes; None: the chip's block) now when its start is a
@@ -127,4 +131,20 @@ class CompileContext:
         isz = op.isz
         base = Const(op.base.value * isz) if isinstance(op.base, Const) else (lambda env, f=op.base: f(env) * isz)
         return TensorOperand(op.role, op.buffer, op.space, "uint8", 1, key, base, op.lo * isz,
-                             None if op.hi is None else op.hi * isz)
+                             None if op.hi is None else op.hi * isz, op.offset, op.unit * isz)
+
+    def batch_base(self, op: TensorOperand) -> BatchExpr:
+        """The operand's start (``lo + offset * unit``) compiled for lockstep batches."""
+        return scaled(compile_batch_expr(op.offset, self.slots), op.unit, op.lo)
+
+    def batch_uniform(self, *values) -> bool:
+        """Whether every given operand expression (ints, expressions, mask pairs) has one value for every block
+        of a batch (no block_idx, no register)."""
+        for value in values:
+            parts = value if isinstance(value, (tuple, list)) else (value,)
+            for part in parts:
+                if isinstance(part, (str, BufRef)) or part is None:
+                    continue
+                if not compile_batch_expr(part, self.slots).uniform:
+                    return False
+        return True

@@ -14,6 +14,7 @@ from npusim.errors.sim import InvalidOperandError
 from npusim.sim.checks import check_dtype
 from npusim.sim.dtypes import SHORT_NAMES, np_dtype
 from npusim.sim.expr import Const
+from npusim.sim.isa.batch_vector import conv_batch
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import check_overlap
 from npusim.sim.isa.rounding import ROUND_MODE_NAMES, convert
@@ -83,7 +84,8 @@ def compile_vconv(instr, spec, kc: CompileContext) -> CompiledInstr:
 
     wider = max(src.dtype, dst.dtype, key=lambda d: np_dtype(d).itemsize)      # prices the repeat (per-dtype cost)
     static = InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, wider, text=site.text)
-    return CompiledInstr(static, run)
+    batch = conv_batch(kc, instr, dst, src, shape, semantics, (src_dt, dst_dt, mode, deqscale), index)
+    return CompiledInstr(static, run, batch=batch, local_only=True)
 
 
 ROWS = (

@@ -95,7 +95,7 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.append((index, (m, k, n)))
 
     static = InstrStatic(index, spec.opcode, "M", spec.cost_kind, spec.cost_key, a.dtype, text=site.text)
-    return CompiledInstr(static, run)
+    return CompiledInstr(static, run, local_only=True)
 
 
 def _dim_check(site, name: str):

@@ -20,7 +20,8 @@ from npusim.sim.expr import Const
 from npusim.sim.geometry import REDUCE_STRIDE_MAX
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import check_overlap
-from npusim.sim.isa.saturate import saturator_for
+from npusim.sim.isa.batch_vector import reduce_batch
+from npusim.sim.isa.saturate import has_nonfinite, saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import (VectorShape, check_static_access, compile_elementwise, compile_stride, lanes_for,
                                    locate)
@@ -39,14 +40,28 @@ def _dup(inputs, scalar, npdt):
 
 def _tree_sum(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
     """Adjacent-pair binary-tree sum along axis 1, rounding to npdt per level; ``fix`` (the chip's saturation, or
-    None) is applied to every level."""
-    level = values
+    None) is applied to every level.
+
+    The tree runs without ``fix`` first: a sum with an inf or NaN operand is inf or NaN, so a non-finite partial
+    sum always reaches the row's result.  When every result is finite no level produced a value ``fix`` would
+    change, and the results are the saturated tree's; otherwise the tree runs again level by level with ``fix``.
+    """
     with np.errstate(over="ignore", invalid="ignore"):
-        while level.shape[1] > 1:
-            if level.shape[1] % 2:
-                level = np.concatenate([level, np.zeros((level.shape[0], 1), dtype=level.dtype)], axis=1)
-            summed = (level[:, 0::2] + level[:, 1::2]).astype(npdt)
-            level = summed if fix is None else fix(summed)
+        plain = _tree_levels(values, npdt, None)
+        if fix is None or not has_nonfinite(plain):
+            return plain
+        return _tree_levels(values, npdt, fix)
+
+
+def _tree_levels(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
+    level = values
+    while level.shape[1] > 1:
+        if level.shape[1] % 2:
+            level = np.concatenate([level, np.zeros((level.shape[0], 1), dtype=level.dtype)], axis=1)
+        summed = level[:, 0::2] + level[:, 1::2]
+        if summed.dtype != npdt:
+            summed = summed.astype(npdt)
+        level = summed if fix is None else fix(summed)
     return level[:, 0]
 
 
@@ -101,8 +116,11 @@ def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) ->
             dst_plan.write(dst_view, dst_base, spec.semantics(grid, npdt, fix))
         ctx.append((index, repeat))
 
+    semantics = spec.semantics
+    batch = reduce_batch(kc, instr, dst, src, shape, dst_stride, per_repeat, fill_value,
+                         lambda grid: semantics(grid, npdt, fix), index)
     return CompiledInstr(InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text),
-                         run)
+                         run, batch=batch, local_only=True)
 
 
 def _reduce_row(opcode: str, semantics, fill, per_repeat: int, doc: str) -> InstrSpec:

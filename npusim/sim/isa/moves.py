@@ -19,6 +19,7 @@ from npusim.sim.checks import check_access, check_aligned, check_int_range
 from npusim.sim.expr import Const
 from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, DATA_MOVE_NBURST_MAX, DATA_MOVE_SID_MAX
 from npusim.sim.isa.atomic import accumulate
+from npusim.sim.isa.batch_moves import move_batch
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import compile_checked
@@ -105,7 +106,10 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
 
     static = InstrStatic(index, spec.opcode, path.pipe, spec.cost_kind, spec.cost_key, dst.dtype,
                          path=(src.space, dst.space), text=site.text)
-    return CompiledInstr(static, run)
+    uniform = kc.batch_uniform(*(instr.arg(n) for n in ("nburst", "burst", "src_stride", "dst_stride")))
+    batch = move_batch(kc, instr, src_b, dst_b, fixed, geometry, uniform, index)
+    return CompiledInstr(static, run, batch=batch, local_only=not (src_b.is_gm or dst_b.is_gm),
+                         gm_writes=(dst_b.key[1],) if to_gm else ())
 
 
 def _check_static_bounds(site, geometry: tuple, src, dst) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from npusim.errors.sim import InvalidOperandError
 from npusim.sim.dtypes import cast_scalar
 from npusim.sim.expr import evaluator
+from npusim.sim.isa.batch_scalar import sload_batch, sset_batch, sstore_batch
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import make_strided_plan
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -43,7 +44,8 @@ def compile_sset(instr, spec, kc: CompileContext) -> CompiledInstr:
             raise site.error(InvalidOperandError, f"cannot set {dtype} register: {exc}") from None
         ctx.append(record)
 
-    return CompiledInstr(_static(kc, spec, "alu"), run)
+    batch = sset_batch(site, instr.arg("value"), kc.slots, slot, dtype, record)
+    return CompiledInstr(_static(kc, spec, "alu"), run, batch=batch)
 
 
 def compile_sload(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -56,7 +58,7 @@ def compile_sload(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.env[slot] = cast_scalar(view[base].item(), dtype)
         ctx.append(record)
 
-    return CompiledInstr(_static(kc, spec, "mem"), run)
+    return CompiledInstr(_static(kc, spec, "mem"), run, batch=sload_batch(kc, src, slot, dtype, record))
 
 
 def compile_sstore(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -70,7 +72,12 @@ def compile_sstore(instr, spec, kc: CompileContext) -> CompiledInstr:
         view[base] = cast_scalar(value(ctx.env), dtype)
         ctx.append(record)
 
-    return CompiledInstr(_static(kc, spec, "mem"), run)
+    batch = sstore_batch(kc, dst, instr.arg("value"), record)
+    return CompiledInstr(_static(kc, spec, "mem"), run, batch=batch, gm_writes=_gm_writes(dst))
+
+
+def _gm_writes(op) -> tuple:
+    return (op.key[1],) if op.is_gm else ()
 
 
 ROWS = (

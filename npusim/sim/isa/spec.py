@@ -69,8 +69,17 @@ class InstrStatic:
 
 @dataclass
 class CompiledInstr:
-    """A compiled instruction: ``run(ctx)`` executes it on a core and appends its trace record."""
+    """A compiled instruction: ``run(ctx)`` executes it on a core and appends its trace record.
+
+    ``batch(b)``: the same instruction for every active block of a lockstep batch (:mod:`npusim.sim.lockstep`),
+    None when the family has no batched form.  ``local_only``: the instruction touches no GM and no per-block
+    state beyond local memory, registers, CMPMASK and its trace record, so a batch may run ``run`` block by
+    block instead.  ``gm_writes``: indices of the GM parameters it may write.
+    """
 
     static: InstrStatic
     run: Callable
     extra: dict = field(default_factory=dict)
+    batch: Optional[Callable] = None
+    local_only: bool = False
+    gm_writes: tuple = ()

@@ -47,7 +47,15 @@ def compile_flag(instr, spec, kc: CompileContext) -> CompiledInstr:
             flags = ctx.flags
             flags[key] = flags.get(key, 0) + (1 if is_set else -1)
             ctx.append(record)
+
+        delta = 1 if is_set else -1
+
+        def batch(b):
+            b.flag(key, delta)
+            b.append(record)
     else:
+        batch = _dynamic_flag_batch(kc, instr, event, src, dst, limit, index, is_set)
+
         def run(ctx):
             event_id = check_int_range(site, "event_id", event(ctx.env), 0, limit)
             flags = ctx.flags
@@ -56,7 +64,21 @@ def compile_flag(instr, spec, kc: CompileContext) -> CompiledInstr:
     pipe = src if is_set else dst
     flag = (src, dst, event.value if isinstance(event, Const) else -1)
     return CompiledInstr(InstrStatic(index, spec.opcode, pipe, spec.cost_kind, spec.cost_key, flag=flag,
-                                     text=site.text), run)
+                                     text=site.text), run, batch=batch)
+
+
+def _dynamic_flag_batch(kc: CompileContext, instr, event, src: str, dst: str, limit: int, index: int,
+                        is_set: bool):
+    """The batched form of a flag whose event id is computed at run time (the same in every block), or None."""
+    if not kc.batch_uniform(instr.arg("event_id")):
+        return None
+    site, delta = kc.site, (1 if is_set else -1)
+
+    def batch(b):
+        event_id = check_int_range(site, "event_id", event(b.env), 0, limit)
+        b.flag((src, dst, event_id), delta)
+        b.append((index, event_id))
+    return batch
 
 
 def compile_barrier(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -67,8 +89,11 @@ def compile_barrier(instr, spec, kc: CompileContext) -> CompiledInstr:
     def run(ctx):
         ctx.append(record)
 
+    def batch(b):
+        b.append(record)
+
     return CompiledInstr(InstrStatic(site.instr_index, spec.opcode, "S" if pipe == "ALL" else pipe, spec.cost_kind,
-                                     spec.cost_key, barrier_pipe=pipe, text=site.text), run)
+                                     spec.cost_key, barrier_pipe=pipe, text=site.text), run, batch=batch)
 
 
 ROWS = (

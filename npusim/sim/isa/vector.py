@@ -20,6 +20,7 @@ from npusim.sim.isa.plans import AccessPlan, check_accumulating_dst, check_overl
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrStatic, OperandSpec
 from npusim.errors.sim import InvalidOperandError
+from npusim.sim.isa.batch_vector import batch_scalar, elementwise_batch
 
 
 def vector_operands(tensors: tuple, extra_before: tuple = (), extra_after: tuple = ()) -> tuple:
@@ -200,7 +201,9 @@ def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_rea
         ctx.append((index, repeat))
 
     static = InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text)
-    return CompiledInstr(static, run)
+    batch_value = batch_scalar(kc, instr, npdt, scalar) if scalar is not None else None
+    batch = elementwise_batch(kc, instr, tensors, shape, semantics, npdt, dst_reads, batch_value, index)
+    return CompiledInstr(static, run, batch=batch, local_only=True)
 
 
 def _compile_scalar(kc: CompileContext, instr, npdt: np.dtype):

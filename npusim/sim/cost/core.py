@@ -1,0 +1,260 @@
+"""One core's pipes, replaying the records of the blocks it ran (the model is described in :mod:`npusim.sim.cost`).
+
+Per pipe: ``free`` (when it may start its next instruction), ``done`` (when everything it started is complete:
+completion is in order), a queue of instructions the scalar unit issued but the pipe cannot start yet (it waits for
+a flag), and, on pipes that track dependences, the in-flight writers: (time their result is usable, instruction).
+"""
+from __future__ import annotations
+
+import bisect
+from collections import deque
+
+from npusim.errors.sim import SyncError
+from npusim.sim.cost.ops import (BARRIER, BARRIER_ALL, MOVE, NOP, PROGRAM, SCALAR, SET_FLAG, VECTOR, WAIT_FLAG,
+                                 cube_tiles)
+
+
+class PortCalendar:
+    """Busy intervals of a core's share of HBM (sorted, disjoint).  A transfer books its port time from its start
+    in whatever gaps are free (its bytes interleave with other transfers'), so the port is never idle while a
+    transfer waits for it."""
+
+    def __init__(self):
+        self.starts: list = []
+        self.ends: list = []
+
+    def place(self, earliest: float, duration: float) -> float:
+        """Book ``duration`` cycles from ``earliest`` on; returns when the last of them is through."""
+        starts, ends = self.starts, self.ends
+        count = len(ends)
+        if not count or earliest > ends[-1]:
+            starts.append(earliest)
+            ends.append(earliest + duration)
+            return earliest + duration
+        i = bisect.bisect_right(starts, earliest) - 1         # the last interval starting at or before earliest
+        if i >= 0 and ends[i] >= earliest:
+            first, merged_start, t = i, starts[i], ends[i]
+        else:
+            first, merged_start, t = i + 1, earliest, earliest
+        k, remaining = i + 1, duration
+        while k < count and starts[k] - t < remaining:      # fill the gaps before interval k, then skip it
+            remaining -= starts[k] - t
+            t = ends[k]
+            k += 1
+        end = t + remaining
+        last, merged_end = k - 1, end
+        if k < count and starts[k] <= end:
+            last, merged_end = k, ends[k]
+        starts[first:last + 1] = [merged_start]
+        ends[first:last + 1] = [merged_end]
+        return end
+
+
+class CoreSim:
+    """Simulates one core's blocks in the order it ran them."""
+
+    def __init__(self, trace, chip, ops: list, names: tuple, footprints, hbm_share: float, port: bool):
+        self.trace, self.chip, self.ops, self.names = trace, chip, ops, names
+        self.index = {name: i for i, name in enumerate(names)}
+        count = len(names)
+        self.free = [0.0] * count
+        self.done = [0.0] * count
+        self.queues = [deque() for _ in names]
+        self.intervals = [[] for _ in names]
+        self.inflight = [deque() for _ in names]
+        self.dependence = [chip.dependence_latency.get(name, 0.0) for name in names]
+        self.may_depend = footprints.may_depend if footprints is not None else None
+        self.share = hbm_share
+        self.port = PortCalendar() if port else None
+        self.flags: dict = {}
+        self.tiles: dict = {}
+        self.block = None
+        self.issue, self.flag_cycles = chip.scalar_issue_cycles, chip.flag_cycles
+
+    # ---- the scalar unit walks a block --------------------------------------------------------------------------
+    def run_block(self, block, start: float) -> float:
+        """Replay ``block`` from cycle ``start`` (every pipe idle); returns when its last instruction completes.
+
+        The vector pipe's common case (nothing queued) runs inline: this loop is the model's hot path."""
+        self.block, self.flags = block.block, {}
+        for i in range(len(self.names)):
+            self.free[i] = self.done[i] = start
+            self.inflight[i].clear()
+        ops, queues, run, issue = self.ops, self.queues, self._run, self.issue
+        free, done, intervals, inflight = self.free, self.done, self.intervals, self.inflight
+        tracking = self.may_depend is not None
+        scalar_intervals = intervals[0]
+        s = start
+        for record in block.records:
+            index, units = record
+            op = ops[index]
+            kind = op[0]
+            if kind == SCALAR:
+                cycles = op[2]
+                scalar_intervals.append((s, s + cycles, index))
+                s += cycles
+                continue
+            p = op[1]
+            if p == 0:
+                s = self._scalar_side(op, record, s)
+                continue
+            s += issue
+            queue = queues[p]
+            if queue:
+                queue.append((s, record))
+            elif kind == VECTOR:
+                begin = free[p] if free[p] > s else s
+                if tracking and op[4] and inflight[p]:
+                    begin = self._after_producers(p, index, begin)
+                end = begin + op[3] * units
+                complete = end + op[2]
+                if complete < done[p]:
+                    complete = done[p]
+                free[p], done[p] = end, complete
+                if tracking and op[4]:
+                    inflight[p].append((complete + self.dependence[p], index))
+                if end > begin:
+                    intervals[p].append((begin, end, index))
+            elif not run(op, record, s):
+                queue.append((s, record))
+        for queue in queues:
+            if queue:
+                raise self._hang(queue[0][1])
+        return max(s, max(self.done), max(self.free))
+
+    def _scalar_side(self, op, record, s: float) -> float:
+        kind = op[0]
+        if kind == PROGRAM:     # tvm_call: a whole loop nest on the scalar unit; units = (alu ops, accesses)
+            alu_ops, accesses = record[1]
+            cycles = alu_ops * self.chip.scalar_alu_cycles + accesses * self.chip.scalar_mem_cycles
+            self.intervals[0].append((s, s + cycles, record[0]))
+            return s + cycles
+        if kind == NOP:
+            return s
+        if kind == BARRIER_ALL:
+            for queue in self.queues:
+                if queue:
+                    raise self._hang(queue[0][1])
+            return max(s, max(self.done), max(self.free))
+        if kind == SET_FLAG:
+            end = s + self.flag_cycles
+            self._raise(op[2] + (record[1],) if op[3] else op[2], end, op[4])
+            return end
+        waiting = self.flags.get(op[2] + (record[1],) if op[3] else op[2])
+        if not waiting:
+            raise self._hang(record)
+        begin = max(s, waiting.popleft())
+        # S stalls until the flag arrives; only the wait instruction itself counts as S work
+        self.intervals[0].append((begin, begin + self.flag_cycles, record[0]))
+        return begin + self.flag_cycles
+
+    # ---- the other pipes ----------------------------------------------------------------------------------------
+    def _run(self, op, record, ready: float) -> bool:
+        """Start ``record`` on its pipe no earlier than ``ready``; False when it must wait for a flag."""
+        kind, p = op[0], op[1]
+        free = self.free
+        start = free[p] if free[p] > ready else ready
+        if kind == WAIT_FLAG:
+            waiting = self.flags.get(op[2] + (record[1],) if op[3] else op[2])
+            if not waiting:
+                return False
+            arrived = waiting.popleft()
+            start = arrived if arrived > start else start
+            free[p] = start + self.flag_cycles
+            self.intervals[p].append((start, free[p], record[0]))
+            return True
+        if kind == SET_FLAG:     # fires once everything earlier on the pipe is complete
+            done = self.done[p]
+            free[p] = start + self.flag_cycles
+            self.intervals[p].append((start, free[p], record[0]))
+            self._raise(op[2] + (record[1],) if op[3] else op[2], (done if done > start else start) +
+                        self.flag_cycles, op[4])
+            return True
+        if kind == BARRIER:
+            return self._barrier(op, record, start)
+        if op[-1] and self.may_depend is not None and self.inflight[p]:
+            start = self._after_producers(p, record[0], start)
+        if kind == VECTOR:
+            end = start + op[3] * record[1]
+            complete = end + op[2]
+        elif kind == MOVE:
+            end, complete = self._move(op, record[1], start)
+        else:
+            end, complete = self._cube(op, record[1], start)
+        done = self.done
+        if complete < done[p]:
+            complete = done[p]
+        free[p], done[p] = end, complete
+        if op[-1] and self.may_depend is not None:
+            self.inflight[p].append((complete + self.dependence[p], record[0]))
+        if end > start:
+            self.intervals[p].append((start, end, record[0]))
+        return True
+
+    def _after_producers(self, p: int, index: int, start: float) -> float:
+        """``start``, or later when an in-flight instruction writes what instruction ``index`` reads."""
+        inflight = self.inflight[p]
+        while inflight and inflight[0][0] <= start:
+            inflight.popleft()
+        may_depend = self.may_depend
+        for i in range(len(inflight) - 1, -1, -1):      # latest result first: usable times rise along the queue
+            usable, writer = inflight[i]
+            if may_depend(writer, index):
+                return usable
+        return start
+
+    def _move(self, op, nbytes: float, start: float) -> tuple:
+        """(pipe free, complete) of a data_move of ``nbytes`` starting at ``start``."""
+        _, _, setup, setup_rate, rate, latency, latency_rate, gm, _ = op
+        setup_end = setup + nbytes / setup_rate
+        data_end = nbytes / rate
+        end = start + (setup_end if setup_end > data_end else data_end)
+        if gm and self.port is not None:
+            port_end = self.port.place(start, nbytes / self.share)
+            end = port_end if port_end > end else end
+        complete = start + latency + nbytes / latency_rate
+        return end, (complete if complete > end else end)
+
+    def _cube(self, op, units: tuple, start: float) -> tuple:
+        """(pipe free, complete) of an mmad of ``units`` = (m, k, n) starting at ``start``."""
+        tiles = self.tiles.get((units, op[2]))
+        if tiles is None:
+            tiles = self.tiles[(units, op[2])] = cube_tiles(self.chip, units, op[2])
+        end, complete = start + tiles + op[3], start + tiles + op[4]
+        return end, (complete if complete > end else end)
+
+    def _barrier(self, op, record, start: float) -> bool:
+        """pipe_barrier(pipe): later work waits for earlier work; a pipe with work outstanding drains."""
+        p = op[1]
+        done = self.done[p]
+        end = start
+        if done > start:
+            end = done + op[2]
+            if op[2]:
+                self.intervals[p].append((done, end, record[0]))
+        self.free[p] = self.done[p] = end
+        return True
+
+    def _raise(self, key: tuple, when: float, dst: int) -> None:
+        waiting = self.flags.get(key)
+        if waiting is None:
+            waiting = self.flags[key] = deque()
+        waiting.append(when)
+        if self.queues[dst]:
+            self._advance(dst)
+
+    def _advance(self, p: int) -> None:
+        queue, ops = self.queues[p], self.ops
+        while queue:
+            ready, record = queue[0]
+            if not self._run(ops[record[0]], record, ready):
+                return
+            queue.popleft()
+
+    def _hang(self, record) -> SyncError:
+        static = self.trace.statics[record[0]]
+        src, dst, event = static.flag if static.flag else ("?", "?", "?")
+        event = record[1] if event == -1 else event
+        return SyncError(f"pipe {static.pipe} waits forever at instruction #{static.index} `{static.text}`: "
+                         f"no set_flag({src}, {dst}, {event}) can answer it (the core would hang)",
+                         kernel=self.trace.kernel_name, block=self.block, instr_index=static.index)

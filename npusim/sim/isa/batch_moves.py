@@ -1,0 +1,208 @@
+"""The lockstep-batch form of ``data_move``: one copy for every active block of a batch.
+
+Local sides are rows of the scope's 2-D arena (the same address in every block: a 2-D slice; per-block
+addresses: a gather).  GM sides start at one byte address per block; when the addresses step evenly with the
+block index (``s + k * block_idx``, the common case) every block's bytes are one strided view of GM, otherwise
+they are gathered.  Moves into GM remember the bytes they overwrite (the batch may have to undo itself) and are
+logged when their parameter can be written, with their atomic accumulation applied in block order wherever blocks
+meet.  The burst geometry must be the same in every block (otherwise the launch runs block by block).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from npusim.sim.batch_expr import AFFINE, as_int_array, evaluator_for
+from npusim.sim.checks import check_access, check_aligned
+from npusim.sim.isa.atomic import accumulate
+from npusim.sim.lockstep.gm_log import ATOMIC, READ, WRITE
+
+#: moves of at most this many bursts log every burst (else one span from the first to the last byte)
+LOGGED_BURSTS = 64
+
+
+class Side:
+    """One operand of a batched move: the byte-view operand, its start expression and the burst pitch."""
+
+    def __init__(self, kc, op):
+        self.op = op
+        self.bexpr = kc.batch_base(op)
+        self.evaluate = evaluator_for(self.bexpr)
+        self.site = kc.site
+        self.align = kc.chip.block_bytes
+
+    def starts(self, b):
+        """The start of every active row: a Python int (the same for all) or an int64 array."""
+        value = self.evaluate(b)
+        if isinstance(value, np.ndarray):
+            return as_int_array(value, 0)
+        return value
+
+    def check(self, b, start, span: int) -> None:
+        """Alignment (local) and bounds of ``span`` bytes from every row's start (as ``moves._start``)."""
+        op = self.op
+        low = int(start.min()) if isinstance(start, np.ndarray) else start
+        high = int(start.max()) if isinstance(start, np.ndarray) else start
+        if not op.is_gm:
+            misaligned = (start % self.align) if isinstance(start, np.ndarray) else [start % self.align]
+            if np.any(misaligned):
+                bad = int(np.asarray(start).reshape(-1)[np.flatnonzero(misaligned)[0]])
+                check_aligned(self.site, op.role, bad, self.align)
+        hi = op.hi if op.hi is not None else b.gm_hi[op.key]
+        if low < op.lo or high + span > hi:
+            bad = low if low < op.lo else high
+            check_access(self.site, op.role, op.buffer, bad, bad + span - 1, op.lo, hi, "bytes")
+
+
+def _pattern(nburst: int, burst_bytes: int, pitch: int) -> np.ndarray:
+    return ((np.arange(nburst, dtype=np.int64) * pitch)[:, None] + np.arange(burst_bytes)[None, :]).reshape(-1)
+
+
+def _local_get(view, rows, start, rel, total: int):
+    if not isinstance(start, np.ndarray):
+        if rel is None:
+            return view[:, start:start + total] if rows is None else view[rows, start:start + total]
+        index = rel + start
+        return view[:, index] if rows is None else view[rows[:, None], index]
+    cols = start[:, None] + (np.arange(total) if rel is None else rel)[None, :]
+    return view[_row_ids(view, rows)[:, None], cols]
+
+
+def _local_put(view, rows, start, rel, total: int, data) -> None:
+    if not isinstance(start, np.ndarray):
+        if rel is None:
+            if rows is None:
+                view[:, start:start + total] = data
+            else:
+                view[rows, start:start + total] = data
+            return
+        index = rel + start
+        if rows is None:
+            view[:, index] = data
+        else:
+            view[rows[:, None], index] = data
+        return
+    cols = start[:, None] + (np.arange(total) if rel is None else rel)[None, :]
+    view[_row_ids(view, rows)[:, None], cols] = data
+
+
+def _row_ids(view, rows) -> np.ndarray:
+    return np.arange(view.shape[0]) if rows is None else rows
+
+
+def _even_step(starts: np.ndarray) -> Optional[int]:
+    """The common step of evenly spaced, non-decreasing starts, else None."""
+    if starts.size == 1:
+        return 0
+    step = int(starts[1] - starts[0])
+    if step < 0 or not bool((np.diff(starts) == step).all()):
+        return None
+    return step
+
+
+def _gm_rows(view, starts: np.ndarray, geometry: tuple, writeable: bool):
+    """Every row's bytes of a GM side as one array view (rows x nburst x burst) when the rows step evenly, else
+    None."""
+    nburst, burst_bytes, pitch = geometry
+    step = _even_step(starts)
+    if step is None:
+        return None
+    first = int(starts[0])
+    return as_strided(view[first:], shape=(starts.size, nburst, burst_bytes), strides=(step, pitch, 1),
+                      writeable=writeable)
+
+
+def gm_read(view, starts: np.ndarray, geometry: tuple) -> np.ndarray:
+    """Rows x (nburst * burst) bytes read from GM at each row's start."""
+    nburst, burst_bytes, pitch = geometry
+    rows = _gm_rows(view, starts, geometry, False)
+    if rows is not None:
+        return rows.reshape(starts.size, nburst * burst_bytes)
+    return view[starts[:, None] + _pattern(nburst, burst_bytes, pitch)[None, :]]
+
+
+def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, modes: list) -> None:
+    """Store (or atomically combine, per row ``modes``) rows x bytes into GM at each row's start, in block order
+    where rows meet; the overwritten bytes are saved for an undo."""
+    nburst, burst_bytes, pitch = geometry
+    span = (nburst - 1) * pitch + burst_bytes
+    count = starts.size
+    data3 = data.reshape(count, nburst, burst_bytes)
+    rows = _gm_rows(view, starts, geometry, True)
+    apart = rows is not None and (count == 1 or int(starts[1] - starts[0]) >= span)
+    if apart and all(m is modes[0] for m in modes):
+        b.gm.save(rows, Ellipsis)
+        if modes[0] is None:
+            rows[...] = data3
+        else:
+            accumulate(modes[0], rows, data3)
+        return
+    pattern = _pattern(nburst, burst_bytes, pitch)
+    for i in range(count):
+        index = pattern + int(starts[i])
+        b.gm.save(view, index)
+        if modes[i] is None:
+            view[index] = data3[i].reshape(-1)
+        else:
+            target = view[index]
+            accumulate(modes[i], target.reshape(nburst, burst_bytes), data3[i])
+            view[index] = target
+
+
+def move_batch(kc, instr, src_b, dst_b, fixed, geometry_of, uniform_geometry: bool, index: int) -> Optional[Callable]:
+    """The batched data_move, or None when its burst geometry differs between blocks."""
+    if not uniform_geometry:
+        return None
+    src, dst = Side(kc, src_b), Side(kc, dst_b)
+    src_param = src_b.key[1] if src_b.is_gm else None
+    dst_param = dst_b.key[1] if dst_b.is_gm else None
+
+    def batch(b):
+        nburst, burst_bytes, src_pitch, dst_pitch, contiguous = fixed or geometry_of(b.env)
+        src_span = (nburst - 1) * src_pitch + burst_bytes
+        dst_span = (nburst - 1) * dst_pitch + burst_bytes
+        s0, d0 = src.starts(b), dst.starts(b)
+        src.check(b, s0, src_span)
+        dst.check(b, d0, dst_span)
+        total = nburst * burst_bytes
+        data = _read(b, src, src_param, s0, (nburst, burst_bytes, src_pitch), contiguous, total)
+        _write(b, dst, dst_param, d0, (nburst, burst_bytes, dst_pitch), contiguous, total, data, dst_span)
+        b.append((index, total))
+    return batch
+
+
+def _read(b, side: Side, param, start, geometry: tuple, contiguous: bool, total: int):
+    view = b.views[side.op.key]
+    if param is None:
+        rel = None if contiguous else _pattern(*geometry)
+        return _local_get(view, b.rows, start, rel, total)
+    starts = start if isinstance(start, np.ndarray) else np.full(b.active_count(), start, dtype=np.int64)
+    if param in b.gm.tracked:
+        _log_bursts(b, param, starts, geometry, READ)
+    return gm_read(view, starts, geometry)
+
+
+def _write(b, side: Side, param, start, geometry: tuple, contiguous: bool, total: int, data, span: int) -> None:
+    view = b.views[side.op.key]
+    if param is None:
+        rel = None if contiguous else _pattern(*geometry)
+        _local_put(view, b.rows, start, rel, total, data)
+        return
+    starts = start if isinstance(start, np.ndarray) else np.full(b.active_count(), start, dtype=np.int64)
+    modes = b.atomic_modes()
+    if param in b.gm.tracked:
+        _log_bursts(b, param, starts, geometry, ATOMIC if all(m is not None for m in modes) else WRITE)
+    gm_write(b, view, starts, geometry, np.ascontiguousarray(data), modes)
+
+
+def _log_bursts(b, param: int, starts: np.ndarray, geometry: tuple, kind: int) -> None:
+    nburst, burst_bytes, pitch = geometry
+    bids = b.active_bids()
+    if nburst == 1 or nburst > LOGGED_BURSTS:
+        span = (nburst - 1) * pitch + burst_bytes
+        b.gm.log(param, bids, starts, starts + span, kind)
+        return
+    lo = (starts[:, None] + np.arange(nburst, dtype=np.int64)[None, :] * pitch).reshape(-1)
+    b.gm.log(param, np.repeat(bids, nburst), lo, lo + burst_bytes, kind)

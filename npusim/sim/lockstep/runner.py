@@ -1,0 +1,135 @@
+"""Running a launch in lockstep: the blocks of a wave (at most one per core) execute every instruction together.
+
+A wave of ``n`` blocks has ``n`` rows; waves run one after another, and row ``r`` of every wave is core ``r``, so
+a block still sees the local memory its core's previous block left.  The batch must reproduce the block-by-block
+run byte for byte; it gives up (raises, after restoring every GM byte it wrote) whenever it cannot be sure:
+
+* an instruction raised (the block-by-block run then raises the same error at the same place);
+* a ``wait_flag`` no ``set_flag`` answered (a hang, reported by the block-by-block run);
+* blocks of a wave accessed common GM bytes in an order other than block order (:class:`GmLog`);
+* a per-block value appeared where the batch needs one value (e.g. a burst length that depends on block_idx).
+
+The caller (:func:`npusim.sim.executor.run`) then runs the launch block by block.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npusim.sim.dtypes import np_dtype
+from npusim.sim.expr import UNSET
+from npusim.sim.isa.context import GM
+from npusim.sim.lockstep.context import BatchContext, BatchFallback, CoreRegisters
+from npusim.sim.lockstep.gm_log import GmLog
+from npusim.sim.lockstep.program import build_program
+from npusim.sim.trace import BlockTrace
+
+ARENA_ALIGN_BYTES = 64     # per-row arena sizes are multiples of this (every dtype's itemsize divides it)
+
+
+def program_for(compiled):
+    """(batched program or None, GM parameter indices the kernel may write), derived once per compiled kernel."""
+    found = compiled.derived.get("lockstep")
+    if found is None:
+        writes = frozenset(i for instr in _instrs(compiled.tree) for i in instr.gm_writes)
+        found = compiled.derived["lockstep"] = (build_program(compiled), writes)
+    return found
+
+
+def _instrs(nodes):
+    for node in nodes:
+        if hasattr(node, "instr"):
+            yield node.instr
+        elif hasattr(node, "slot"):
+            yield from _instrs(node.body)
+        else:
+            yield from _instrs(node.then_body)
+            yield from _instrs(node.else_body)
+
+
+def run_lockstep(compiled, gm_args: dict, scalar_args: dict, block_dim: int, num_cores: int, fill_byte: int,
+                 arenas, gm_views: dict, gm_hi: dict) -> list:
+    """The launch's BlockTraces in block order, or BatchFallback (GM restored) when it cannot run in lockstep."""
+    program, writes = program_for(compiled)
+    if program is None:
+        raise BatchFallback(f"kernel {compiled.kernel.name} has an instruction without a batched form")
+    width = min(block_dim, num_cores)
+    memory = _WaveMemory(compiled, width, fill_byte, arenas)
+    gm = _gm_log(gm_args, writes)
+    cores = [CoreRegisters() for _ in range(width)]
+    template = _template(compiled, scalar_args)
+    blocks = []
+    try:
+        for first in range(0, block_dim, num_cores):
+            bids = np.arange(first, min(first + num_cores, block_dim), dtype=np.int64)
+            blocks.extend(_run_wave(compiled, program, bids, memory, gm, cores, template, gm_views, gm_hi,
+                                    num_cores))
+        if not gm.in_block_order():
+            raise BatchFallback("blocks of a wave accessed common GM bytes out of block order")
+    except BaseException:
+        gm.rollback()
+        raise
+    finally:
+        memory.release()
+    return blocks
+
+
+def _run_wave(compiled, program, bids, memory, gm, cores, template, gm_views, gm_hi, num_cores) -> list:
+    n = bids.size
+    views = dict(gm_views)
+    views.update({key: view[:n] for key, view in memory.views.items()})
+    env = list(template)
+    b = BatchContext(n, bids, env, views, gm_hi, gm, cores)
+    env[compiled.slots.slot("block_idx")] = b.bids_obj
+    for stmt in program:
+        stmt(b)
+    b.flush()
+    if b.unanswered():
+        raise BatchFallback("a wait_flag is never answered")
+    return [BlockTrace(int(block), int(block) % num_cores, b.lists[r]) for r, block in enumerate(bids.tolist())]
+
+
+def _template(compiled, scalar_args: dict) -> list:
+    slots = compiled.slots
+    template = [UNSET] * slots.size()
+    for name, value in scalar_args.items():
+        template[slots.slot(name)] = value
+    return template
+
+
+def _gm_log(gm_args: dict, writes: frozenset) -> GmLog:
+    addresses, ranges = {}, {}
+    for index, binding in gm_args.items():
+        address = binding.data.__array_interface__["data"][0]
+        addresses[index] = address
+        ranges[index] = (address, address + binding.data.size)
+    written = [ranges[i] for i in writes if i in ranges]
+    tracked = frozenset(i for i, (lo, hi) in ranges.items() if any(lo < w_hi and w_lo < hi for w_lo, w_hi in written))
+    return GmLog(addresses, tracked)
+
+
+class _WaveMemory:
+    """Local scopes of a wave: one (rows x bytes) arena per scope the kernel uses, sized to the highest byte its
+    buffers reach, and a 2-D typed view per (scope, dtype) key."""
+
+    def __init__(self, compiled, rows: int, fill_byte: int, pool):
+        self.pool = pool
+        self.arenas: dict = {}
+        self.views: dict = {}
+        for key in compiled.view_keys:
+            if key[0] == GM:
+                continue
+            scope, dtype = key
+            arena = self.arenas.get(scope)
+            if arena is None:
+                reach = compiled.scope_high_water.get(scope, 0)
+                size = max(ARENA_ALIGN_BYTES, -(-reach // ARENA_ALIGN_BYTES) * ARENA_ALIGN_BYTES)
+                flat = (np.full(rows * size, fill_byte, dtype=np.uint8) if pool is None
+                        else pool.take(rows * size, fill_byte))
+                arena = self.arenas[scope] = flat
+            self.views[key] = arena.reshape(rows, -1).view(np_dtype(dtype))
+
+    def release(self) -> None:
+        arenas, self.arenas, self.views = self.arenas, {}, {}
+        if self.pool is not None:
+            for arena in arenas.values():
+                self.pool.give(arena)

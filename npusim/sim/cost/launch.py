@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from npusim.sim.cost.core import CoreSim
 from npusim.sim.cost.footprint import Footprints
-from npusim.sim.cost.ops import describe
+from npusim.sim.cost.ops import MOVE, describe
 from npusim.sim.cost.report import CoreTimeline, CostReport
 from npusim.sim.trace import Trace
 
@@ -17,8 +17,9 @@ def _port_limits(chip, hbm_share: float) -> bool:
     """Whether the cores' share of HBM can limit them: less than the GM paths' rates summed over their pipes."""
     fastest: dict = {}
     for path in chip.paths.values():
-        if path.touches_gm:
-            fastest[path.pipe] = max(fastest.get(path.pipe, 0.0), path.bytes_per_cycle)
+        if path.src_scope == "GM" or path.dst_scope == "GM":      # path.touches_gm, without the property call
+            rate, known = path.bytes_per_cycle, fastest.get(path.pipe, 0.0)
+            fastest[path.pipe] = rate if rate > known else known
     return hbm_share < sum(fastest.values())
 
 
@@ -35,7 +36,8 @@ def estimate(trace: Trace, chip, kernel=None) -> CostReport:
     index = {name: i for i, name in enumerate(names)}
     ops = [describe(static, chip, index) for static in trace.statics]
     footprints = Footprints(kernel, chip) if kernel is not None and chip.dependence_latency else None
-    port = _port_limits(chip, hbm_share)
+    # the HBM calendar only matters to GM transfers: a trace without one skips working out whether it limits
+    port = any(op[0] == MOVE and op[7] for op in ops) and _port_limits(chip, hbm_share)
     done: dict = {}
     cores = []
     for core, blocks in sorted(by_core.items()):

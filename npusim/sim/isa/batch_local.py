@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from npusim.sim.checks import check_access, check_aligned
 from npusim.sim.isa.plans import AccessPlan
@@ -22,6 +23,8 @@ def reader(plan: AccessPlan, base: int) -> Callable:
         def read_slice(view, rows):
             return view[:, start:stop] if rows is None else view[rows, start:stop]
         return read_slice
+    if plan.grid is not None:
+        return _grid_reader(plan, base + int(plan.rel[0]))
     index = plan.rel + base
 
     def read_index(view, rows):
@@ -42,6 +45,8 @@ def writer(plan: AccessPlan, base: int) -> Callable:
             else:
                 view[rows, start:stop] = values
         return write_slice
+    if plan.write_sel is None and plan.grid is not None:
+        return _grid_writer(plan, base + int(plan.rel[0]))
     if plan.write_sel is None:
         index, select = plan.rel + base, None
     else:
@@ -56,6 +61,56 @@ def writer(plan: AccessPlan, base: int) -> Callable:
         else:
             view[rows[:, None], index] = values
     return write_index
+
+
+def _grid_view(view, start: int, grid: tuple, writeable: bool):
+    """Every row's elements of a grid plan from element ``start``, as a (rows, *grid shape) strided view."""
+    shape, strides = grid
+    isz = view.strides[1]
+    return as_strided(view[:, start:], shape=(view.shape[0],) + shape,
+                      strides=(view.strides[0],) + tuple(s * isz for s in strides), writeable=writeable)
+
+
+def _grid_reader(plan: AccessPlan, start: int) -> Callable:
+    grid = plan.grid
+
+    def read_grid(view, rows):
+        values = _grid_view(view, start, grid, False)
+        if rows is not None:
+            values = values[rows]
+        return values.reshape(values.shape[0], -1)
+    return read_grid
+
+
+def _grid_writer(plan: AccessPlan, start: int) -> Callable:
+    """A writer for a grid plan without repeated elements."""
+    grid, size = plan.grid, plan.size
+    ones = (1,) * len(grid[0])
+
+    def write_grid(view, rows, values):
+        target = _grid_view(view, start, grid, True)
+        if np.ndim(values) == 2:
+            values = values.reshape((values.shape[0],) + (grid[0] if values.shape[1] == size else ones))
+        if rows is None:
+            target[...] = values
+        else:
+            target[rows] = values
+    return write_grid
+
+
+def repeat_lanes(view, rows, plan: AccessPlan, base: int, repeat: int, lanes: int):
+    """The active rows' elements of a plan that reads ``repeat`` runs of ``lanes`` consecutive elements, as a
+    (rows x repeat x lanes) array (a view where possible), or None for any other plan."""
+    if plan.size != repeat * lanes:
+        return None
+    if plan.contiguous:
+        start = base + plan.first
+        cube = view[:, start:start + plan.size] if rows is None else view[rows, start:start + plan.size]
+        return cube.reshape(cube.shape[0], repeat, lanes)
+    if plan.grid is None or plan.grid[0] != (repeat, lanes) or plan.grid[1][1] != 1:
+        return None
+    cube = _grid_view(view, base + int(plan.rel[0]), plan.grid, False)
+    return cube if rows is None else cube[rows]
 
 
 def read(view, rows, plan: AccessPlan, base: int):

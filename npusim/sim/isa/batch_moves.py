@@ -60,32 +60,36 @@ def _pattern(nburst: int, burst_bytes: int, pitch: int) -> np.ndarray:
     return ((np.arange(nburst, dtype=np.int64) * pitch)[:, None] + np.arange(burst_bytes)[None, :]).reshape(-1)
 
 
-def _local_get(view, rows, start, rel, total: int):
-    if not isinstance(start, np.ndarray):
-        if rel is None:
-            return view[:, start:start + total] if rows is None else view[rows, start:start + total]
-        index = rel + start
-        return view[:, index] if rows is None else view[rows[:, None], index]
-    cols = start[:, None] + (np.arange(total) if rel is None else rel)[None, :]
-    return view[_row_ids(view, rows)[:, None], cols]
+def _local_grid(view, rows, start: int, geometry: tuple, writeable: bool):
+    """The active rows' bursts at one local start as a (rows x nburst x burst) strided view of the 2-D arena."""
+    nburst, burst_bytes, pitch = geometry
+    grid = as_strided(view[:, start:], shape=(view.shape[0], nburst, burst_bytes),
+                      strides=(view.strides[0], pitch, 1), writeable=writeable)
+    return grid if rows is None else grid[rows]
 
 
-def _local_put(view, rows, start, rel, total: int, data) -> None:
+def _local_get(view, rows, start, geometry: tuple):
+    """rows x nburst x burst bytes read from local memory at each row's start."""
     if not isinstance(start, np.ndarray):
-        if rel is None:
-            if rows is None:
-                view[:, start:start + total] = data
-            else:
-                view[rows, start:start + total] = data
-            return
-        index = rel + start
+        return _local_grid(view, rows, start, geometry, False)
+    nburst, burst_bytes, pitch = geometry
+    cols = start[:, None] + _pattern(nburst, burst_bytes, pitch)[None, :]
+    return view[_row_ids(view, rows)[:, None], cols].reshape(start.size, nburst, burst_bytes)
+
+
+def _local_put(view, rows, start, geometry: tuple, data) -> None:
+    """Store rows x nburst x burst bytes into local memory at each row's start."""
+    nburst, burst_bytes, pitch = geometry
+    if not isinstance(start, np.ndarray):
+        grid = as_strided(view[:, start:], shape=(view.shape[0], nburst, burst_bytes),
+                          strides=(view.strides[0], pitch, 1))
         if rows is None:
-            view[:, index] = data
+            grid[...] = data
         else:
-            view[rows[:, None], index] = data
+            grid[rows] = data
         return
-    cols = start[:, None] + (np.arange(total) if rel is None else rel)[None, :]
-    view[_row_ids(view, rows)[:, None], cols] = data
+    cols = start[:, None] + _pattern(nburst, burst_bytes, pitch)[None, :]
+    view[_row_ids(view, rows)[:, None], cols] = np.reshape(data, (start.size, -1))
 
 
 def _row_ids(view, rows) -> np.ndarray:
@@ -115,12 +119,13 @@ def _gm_rows(view, starts: np.ndarray, geometry: tuple, writeable: bool):
 
 
 def gm_read(view, starts: np.ndarray, geometry: tuple) -> np.ndarray:
-    """Rows x (nburst * burst) bytes read from GM at each row's start."""
+    """Rows x nburst x burst bytes read from GM at each row's start (a strided view where possible)."""
     nburst, burst_bytes, pitch = geometry
     rows = _gm_rows(view, starts, geometry, False)
     if rows is not None:
-        return rows.reshape(starts.size, nburst * burst_bytes)
-    return view[starts[:, None] + _pattern(nburst, burst_bytes, pitch)[None, :]]
+        return rows
+    return view[starts[:, None] + _pattern(nburst, burst_bytes, pitch)[None, :]].reshape(starts.size, nburst,
+                                                                                          burst_bytes)
 
 
 def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, modes: list) -> None:
@@ -167,34 +172,32 @@ def move_batch(kc, instr, src_b, dst_b, fixed, geometry_of, uniform_geometry: bo
         src.check(b, s0, src_span)
         dst.check(b, d0, dst_span)
         total = nburst * burst_bytes
-        data = _read(b, src, src_param, s0, (nburst, burst_bytes, src_pitch), contiguous, total)
-        _write(b, dst, dst_param, d0, (nburst, burst_bytes, dst_pitch), contiguous, total, data, dst_span)
+        data = _read(b, src, src_param, s0, (nburst, burst_bytes, src_pitch))
+        _write(b, dst, dst_param, d0, (nburst, burst_bytes, dst_pitch), data)
         b.append((index, total))
     return batch
 
 
-def _read(b, side: Side, param, start, geometry: tuple, contiguous: bool, total: int):
+def _read(b, side: Side, param, start, geometry: tuple):
     view = b.views[side.op.key]
     if param is None:
-        rel = None if contiguous else _pattern(*geometry)
-        return _local_get(view, b.rows, start, rel, total)
+        return _local_get(view, b.rows, start, geometry)
     starts = start if isinstance(start, np.ndarray) else np.full(b.active_count(), start, dtype=np.int64)
     if param in b.gm.tracked:
         _log_bursts(b, param, starts, geometry, READ)
     return gm_read(view, starts, geometry)
 
 
-def _write(b, side: Side, param, start, geometry: tuple, contiguous: bool, total: int, data, span: int) -> None:
+def _write(b, side: Side, param, start, geometry: tuple, data) -> None:
     view = b.views[side.op.key]
     if param is None:
-        rel = None if contiguous else _pattern(*geometry)
-        _local_put(view, b.rows, start, rel, total, data)
+        _local_put(view, b.rows, start, geometry, data)
         return
     starts = start if isinstance(start, np.ndarray) else np.full(b.active_count(), start, dtype=np.int64)
     modes = b.atomic_modes()
     if param in b.gm.tracked:
         _log_bursts(b, param, starts, geometry, ATOMIC if all(m is not None for m in modes) else WRITE)
-    gm_write(b, view, starts, geometry, np.ascontiguousarray(data), modes)
+    gm_write(b, view, starts, geometry, data, modes)
 
 
 def _log_bursts(b, param: int, starts: np.ndarray, geometry: tuple, kind: int) -> None:

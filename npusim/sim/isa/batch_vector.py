@@ -15,9 +15,10 @@ from typing import Callable, Optional
 import numpy as np
 
 from npusim.sim.batch_expr import CONST, compile_batch_expr, evaluator_for
-from npusim.sim.isa.batch_local import check_local, read, reader, row_values, write, writer
+from npusim.sim.isa.batch_local import check_local, read, reader, repeat_lanes, row_values, write, writer
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import check_accumulating_dst, check_overlap
+from npusim.sim.isa.saturate import has_nonfinite
 from npusim.sim.kernel import BufRef, Var
 
 
@@ -57,16 +58,24 @@ def batch_scalar(kc: CompileContext, instr, npdt: np.dtype, single: Callable, na
 
 
 def elementwise_batch(kc: CompileContext, instr, tensors: tuple, shape, semantics: Callable, npdt: np.dtype,
-                      dst_reads: bool, scalar: Optional[Callable], record_index: int) -> Optional[Callable]:
-    """The batched form of :func:`npusim.sim.isa.vector.compile_elementwise`'s instruction, or None."""
+                      dst_reads: bool, scalar: Optional[Callable], record_index: int, ufunc=None,
+                      fix=None) -> Optional[Callable]:
+    """The batched form of :func:`npusim.sim.isa.vector.compile_elementwise`'s instruction, or None.  ``ufunc``:
+    the row's numpy ufunc when its semantics is ``ufunc(*sources[, scalar])`` (then results may be computed
+    straight into a contiguous destination); ``fix``: the chip's saturation of the results (or None)."""
     if not shape_is_uniform(kc, instr):
         return None
     bases = uniform_bases(kc, tensors)
     if bases is None:
         return None
     if shape.static_plans is not None and all(b.kind == CONST for b in bases):
-        return _static_elementwise(tensors, [b.value for b in bases], shape.static_plans, semantics, npdt,
-                                   dst_reads, scalar, record_index)
+        general = _static_elementwise(tensors, [b.value for b in bases], shape.static_plans, semantics, npdt,
+                                      dst_reads, scalar, record_index)
+        if ufunc is None or dst_reads or not shape.static_plans[1][0].contiguous or \
+                (npdt.kind != "f" and ufunc is np.divide):
+            return general
+        return _into_destination(tensors, [b.value for b in bases], shape.static_plans, ufunc, fix, scalar,
+                                 record_index, general)
     return _dynamic_elementwise(kc, tensors, [evaluator_for(b) for b in bases], [b.kind != CONST for b in bases],
                                 shape, semantics, npdt, dst_reads, scalar, record_index)
 
@@ -93,6 +102,32 @@ def _static_elementwise(tensors, bases, static_plans, semantics, npdt, dst_reads
         store(views[dkey], rows, semantics([get(views[key], rows) for get, key in pairs], value, npdt))
         b.append(record)
     return batch_scalar_op
+
+
+def _into_destination(tensors, bases, static_plans, ufunc, fix, scalar, record_index, general) -> Callable:
+    """While every row is active: ``ufunc(sources..., out=destination slice)``, then saturation of the slice
+    in place where it holds a non-finite value (numpy computes overlapping operands as if from copies, so this
+    is what computing a new array and storing it gives).  Otherwise the ``general`` form."""
+    repeat, plans = static_plans
+    dkey, start = tensors[0].key, bases[0] + plans[0].first
+    stop = start + plans[0].size
+    pairs = tuple((reader(plan, base), op.key) for op, plan, base in zip(tensors[1:], plans[1:], bases[1:]))
+    record = (record_index, repeat)
+
+    def batch(b):
+        if b.rows is not None:
+            general(b)
+            return
+        views = b.views
+        out = views[dkey][:, start:stop]
+        args = [get(views[key], None) for get, key in pairs]
+        if scalar is not None:
+            args.append(scalar(b))
+        ufunc(*args, out=out)
+        if fix is not None and has_nonfinite(out):
+            out[...] = fix(out)
+        b.append(record)
+    return batch
 
 
 def _dynamic_elementwise(kc, tensors, base_fns, runtime, shape, semantics, npdt, dst_reads, scalar, record_index):
@@ -143,8 +178,10 @@ def conv_batch(kc: CompileContext, instr, dst, src, shape, semantics: Callable, 
 
 
 def reduce_batch(kc: CompileContext, instr, dst, src, shape, dst_stride, per_repeat: int, fill_value,
-                 reduce: Callable, record_index: int) -> Optional[Callable]:
-    """The batched form of vcadd / vcmax / vcmin: every active row's repeats are rows of one grid."""
+                 reduce: Callable, record_index: int, on_cube: Optional[Callable] = None) -> Optional[Callable]:
+    """The batched form of vcadd / vcmax / vcmin: every active row's repeats are rows of one grid.
+    ``on_cube``: the reduction of (rows x repeats x lanes) data, flat results, used when every lane is active
+    and the source is whole repeats of consecutive lanes (read in place, no gathered copy)."""
     if not shape_is_uniform(kc, instr):
         return None
     bases = uniform_bases(kc, (dst, src))
@@ -167,6 +204,12 @@ def reduce_batch(kc: CompileContext, instr, dst, src, shape, dst_stride, per_rep
         mask = shape.mask.value if hasattr(shape.mask, "value") else shape.mask(b.env)
         active = mask_lanes(mask, lanes)
         views, rows = b.views, b.rows
+        if on_cube is not None and repeat and active.size == lanes:
+            cube = repeat_lanes(views[src.key], rows, src_plan, s0, repeat, lanes)
+            if cube is not None:
+                write(views[dst.key], rows, dst_plan, d0, on_cube(cube).reshape(cube.shape[0], repeat))
+                b.append((record_index, repeat))
+                return
         values = read(views[src.key], rows, src_plan, s0)
         count = values.shape[0] * repeat
         if active.size == lanes:

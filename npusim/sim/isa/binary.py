@@ -20,6 +20,7 @@ _compile = functools.partial(compile_elementwise, srcs=("src0", "src1"))
 def _ufunc(func):
     def semantics(inputs, scalar, npdt):
         return func(inputs[0], inputs[1])
+    semantics.ufunc = func      # batched forms may compute straight into the destination (func(..., out=dst))
     return semantics
 
 

@@ -20,6 +20,7 @@ from npusim.sim.expr import Const
 from npusim.sim.geometry import REDUCE_STRIDE_MAX
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.plans import check_overlap
+from npusim.sim.isa.batch_reduce_run import reduce_link
 from npusim.sim.isa.batch_vector import reduce_batch
 from npusim.sim.isa.saturate import has_nonfinite, saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -40,33 +41,61 @@ def _dup(inputs, scalar, npdt):
 
 def _tree_sum(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
     """Adjacent-pair binary-tree sum along axis 1, rounding to npdt per level; ``fix`` (the chip's saturation, or
-    None) is applied to every level.
+    None) is applied to every level."""
+    return _tree_sum_lanes(np.ascontiguousarray(values.T), npdt, fix)
+
+
+def _tree_sum_lanes(lanes: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
+    """:func:`_tree_sum` of lanes-major data (``lanes[l]``: lane l of every repeat, a contiguous row).
 
     The tree runs without ``fix`` first: a sum with an inf or NaN operand is inf or NaN, so a non-finite partial
     sum always reaches the row's result.  When every result is finite no level produced a value ``fix`` would
     change, and the results are the saturated tree's; otherwise the tree runs again level by level with ``fix``.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        plain = _tree_levels(values, npdt, None)
+        plain = _tree_levels(lanes, npdt, None)
         if fix is None or not has_nonfinite(plain):
             return plain
-        return _tree_levels(values, npdt, fix)
+        return _tree_levels(lanes, npdt, fix)
 
 
-def _tree_levels(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
-    level = values
-    while level.shape[1] > 1:
-        if level.shape[1] % 2:
-            level = np.concatenate([level, np.zeros((level.shape[0], 1), dtype=level.dtype)], axis=1)
-        summed = level[:, 0::2] + level[:, 1::2]
+def _tree_sum_cube(cube: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
+    """:func:`_tree_sum` of (... x lanes) data (blocks x repeats x lanes, or blocks x instructions x repeats x
+    lanes), results flattened in C order: the first level adds the lane pairs straight out of ``cube`` (any
+    strides) into lanes-major order."""
+    lanes = cube.shape[-1]
+    if lanes < 2 or lanes % 2:
+        return _tree_sum(cube.reshape(-1, lanes), npdt, fix)
+    with np.errstate(over="ignore", invalid="ignore"):
+        first = np.add(np.moveaxis(cube[..., 0::2], -1, 0), np.moveaxis(cube[..., 1::2], -1, 0))
+        if first.dtype != npdt:
+            first = first.astype(npdt)
+        plain = _tree_levels(first, npdt, None).reshape(-1)
+        if fix is None or not has_nonfinite(plain):
+            return plain
+        return _tree_levels(fix(first), npdt, fix).reshape(-1)
+
+
+def _tree_levels(lanes: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
+    """The tree over lanes-major data (lanes first, any further axes): every level adds whole lanes (lane 2i +
+    lane 2i+1, a zero lane appended to an odd count), the same pairs with operands in the same order as summing
+    adjacent columns."""
+    level = lanes
+    while level.shape[0] > 1:
+        if level.shape[0] % 2:
+            level = np.concatenate([level, np.zeros((1,) + level.shape[1:], dtype=level.dtype)], axis=0)
+        summed = level[0::2] + level[1::2]
         if summed.dtype != npdt:
             summed = summed.astype(npdt)
         level = summed if fix is None else fix(summed)
-    return level[:, 0]
+    return level[0]
 
 
 def _vcadd(grid: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
     return _tree_sum(grid, npdt, fix)
+
+
+_vcadd.cube = _tree_sum_cube    # the same sums from (blocks x repeats x lanes) data (batched forms)
 
 
 def _extreme(grid: np.ndarray, npdt: np.dtype, fix, find_max: bool) -> np.ndarray:
@@ -117,10 +146,17 @@ def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) ->
         ctx.append((index, repeat))
 
     semantics = spec.semantics
+    on_cube = getattr(semantics, "cube", None)
     batch = reduce_batch(kc, instr, dst, src, shape, dst_stride, per_repeat, fill_value,
-                         lambda grid: semantics(grid, npdt, fix), index)
+                         lambda grid: semantics(grid, npdt, fix), index,
+                         None if on_cube is None else (lambda cube: on_cube(cube, npdt, fix)))
+    extra = {}
+    if batch is not None and on_cube is not None:
+        link = reduce_link(kc, dst, src, shape, dst_stride, per_repeat, (on_cube, npdt, fix), index, batch)
+        if link is not None:
+            extra["reduce_run"] = link
     return CompiledInstr(InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text),
-                         run, batch=batch, local_only=True)
+                         run, extra=extra, batch=batch, local_only=True)
 
 
 def _reduce_row(opcode: str, semantics, fill, per_repeat: int, doc: str) -> InstrSpec:

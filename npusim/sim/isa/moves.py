@@ -20,6 +20,7 @@ from npusim.sim.expr import Const
 from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, DATA_MOVE_NBURST_MAX, DATA_MOVE_SID_MAX
 from npusim.sim.isa.atomic import accumulate
 from npusim.sim.isa.batch_moves import move_batch
+from npusim.sim.isa.batch_trips import TripMove
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import compile_checked
@@ -108,7 +109,10 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
                          path=(src.space, dst.space), text=site.text)
     uniform = kc.batch_uniform(*(instr.arg(n) for n in ("nburst", "burst", "src_stride", "dst_stride")))
     batch = move_batch(kc, instr, src_b, dst_b, fixed, geometry, uniform, index)
-    return CompiledInstr(static, run, batch=batch, local_only=not (src_b.is_gm or dst_b.is_gm),
+    extra = {}
+    if batch is not None and fixed is not None and not to_gm:
+        extra["trips"] = TripMove(kc, src_b, dst_b, fixed, index)
+    return CompiledInstr(static, run, extra=extra, batch=batch, local_only=not (src_b.is_gm or dst_b.is_gm),
                          gm_writes=(dst_b.key[1],) if to_gm else ())
 
 

@@ -49,6 +49,7 @@ class AccessPlan:
     write_rel: Optional[np.ndarray]
     size: int
     cross_repeat: bool = False
+    grid: Optional[tuple] = None    # (shape, element strides): rel == rel[0] + sum(i_k * stride_k), else None
 
     def read(self, view: np.ndarray, base: int) -> np.ndarray:
         """The operand's elements (a view when contiguous, a gathered copy otherwise), flat."""
@@ -86,7 +87,33 @@ def _make_plan(rel2d: np.ndarray) -> AccessPlan:
             write_rel = _frozen(uniq)
             first_pos = np.unique(flat, return_index=True)[1]
             cross_repeat = bool(np.any(first_pos // cols != last_pos // cols))
-    return AccessPlan(_frozen(flat), rows, cols, contiguous, first, last, write_sel, write_rel, size, cross_repeat)
+    grid = None if contiguous or not size else _grid(np.asarray(rel2d, dtype=np.int64))
+    return AccessPlan(_frozen(flat), rows, cols, contiguous, first, last, write_sel, write_rel, size, cross_repeat,
+                      grid)
+
+
+def _grid(rel2d: np.ndarray) -> Optional[tuple]:
+    """(shape, strides) describing a plan's indices as a regular 2-D or 3-D grid (repeats x lanes, or repeats x
+    blocks x elements of a block) with non-negative strides, or None."""
+    rows, cols = rel2d.shape
+    starts = rel2d[:, 0]
+    row_step = int(starts[1] - starts[0]) if rows > 1 else 0
+    lanes = rel2d[0] - starts[0]
+    if row_step < 0 or (rows > 1 and not (np.array_equal(np.diff(starts), np.full(rows - 1, row_step))
+                                         and np.array_equal(rel2d - starts[:, None], np.broadcast_to(lanes, rel2d.shape)))):
+        return None
+    if np.array_equal(lanes, np.arange(cols)):
+        return (rows, cols), (row_step, 1)
+    run = int(np.argmax(np.diff(lanes) != 1)) + 1
+    if cols % run:
+        return None
+    blocks = lanes.reshape(cols // run, run)
+    heads = blocks[:, 0]
+    step = int(heads[1] - heads[0]) if heads.size > 1 else 0
+    if step < 0 or not np.array_equal(blocks, heads[:, None] + np.arange(run)[None, :]) or \
+            not np.array_equal(heads, np.arange(heads.size) * step):
+        return None
+    return (rows, cols // run, run), (row_step, step, 1)
 
 
 def check_accumulating_dst(site, dst, plan: AccessPlan) -> None:

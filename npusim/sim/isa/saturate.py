@@ -25,7 +25,7 @@ def has_nonfinite(values: np.ndarray) -> bool:
     if values.size == 0:
         return False
     if values.dtype == np.float16:
-        bits = np.ascontiguousarray(values).view(np.uint16)
+        bits = values.view(np.uint16)     # same itemsize: a view whatever the strides
         return int(np.bitwise_and(bits, _F16_MAGNITUDE_MASK).max()) >= _F16_INF_BITS
     return not bool(np.isfinite(values).all())
 

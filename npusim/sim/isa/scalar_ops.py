@@ -25,6 +25,7 @@ _compile_vmla = functools.partial(compile_elementwise, srcs=("src0", "src1"), ds
 def _with_scalar(func):
     def semantics(inputs, scalar, npdt):
         return func(inputs[0], scalar)
+    semantics.ufunc = func      # func(src, scalar, out=dst) in batched forms
     return semantics
 
 

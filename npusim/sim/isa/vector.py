@@ -17,9 +17,11 @@ from npusim.sim.expr import Const, evaluator
 from npusim.sim.geometry import VECTOR_STRIDE_MAX
 from npusim.sim.isa.context import CompileContext, TensorOperand
 from npusim.sim.isa.plans import AccessPlan, check_accumulating_dst, check_overlap
-from npusim.sim.isa.saturate import saturating
+from npusim.sim.isa.saturate import saturating, saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrStatic, OperandSpec
 from npusim.errors.sim import InvalidOperandError
+from npusim.sim.isa.batch_chain import chain_link
+from npusim.sim.isa.batch_trips import TripVector
 from npusim.sim.isa.batch_vector import batch_scalar, elementwise_batch
 
 
@@ -202,8 +204,26 @@ def compile_elementwise(instr, spec, kc: CompileContext, *, srcs: tuple, dst_rea
 
     static = InstrStatic(index, spec.opcode, "V", spec.cost_kind, spec.cost_key, dtype, text=site.text)
     batch_value = batch_scalar(kc, instr, npdt, scalar) if scalar is not None else None
-    batch = elementwise_batch(kc, instr, tensors, shape, semantics, npdt, dst_reads, batch_value, index)
-    return CompiledInstr(static, run, batch=batch, local_only=True)
+    fix = saturator_for(kc.chip, npdt) if computes else None
+    batch = elementwise_batch(kc, instr, tensors, shape, semantics, npdt, dst_reads, batch_value, index,
+                              ufunc=getattr(spec.semantics, "ufunc", None), fix=fix)
+    extra = {} if batch is None or dst_reads else _lockstep_extras(kc, instr, spec, tensors, shape, fix, npdt,
+                                                                    batch_value, index, batch)
+    return CompiledInstr(static, run, extra=extra, batch=batch, local_only=True)
+
+
+def _lockstep_extras(kc, instr, spec, tensors, shape, fix, npdt, batch_value, index, batch) -> dict:
+    """What lockstep loops and straight-line runs need to batch this instruction further: "trips" (a loop
+    around it, :class:`TripVector`) and "chain" (an accumulation chain link)."""
+    extra = {}
+    if shape.static_plans is not None:
+        extra["trips"] = TripVector(kc, instr, tensors, shape.static_plans, spec.semantics, fix, npdt, batch_value,
+                                    index)
+    if batch_value is None:         # chain links are binary instructions (vadd, vmax ...), all computing ones
+        link = chain_link(spec.opcode, tensors, shape, spec.semantics, fix, npdt, index, batch)
+        if link is not None:
+            extra["chain"] = link
+    return extra
 
 
 def _compile_scalar(kc: CompileContext, instr, npdt: np.dtype):

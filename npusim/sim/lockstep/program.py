@@ -18,6 +18,8 @@ from npusim.sim.batch_expr import AFFINE, CONST, GENERAL, compile_batch_expr, ev
 from npusim.sim.compiler import MAX_LOOP_TRIPS, IfNode, InstrNode, LoopNode
 from npusim.sim.kernel import BinOp
 from npusim.sim.lockstep.context import BatchFallback
+from npusim.sim.lockstep.chains import fuse_body
+from npusim.sim.lockstep.trips import trip_runner
 
 _MONOTONE = {"lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
 
@@ -43,7 +45,7 @@ def _body(nodes, slots) -> tuple:
             out.append(_loop(node, slots))
         elif isinstance(node, IfNode):
             out.append(_branch(node, slots))
-    return tuple(out)
+    return tuple(fuse_body(nodes, out))
 
 
 def _instr(instr, slots) -> Callable:
@@ -65,6 +67,7 @@ def _loop(node: LoopNode, slots) -> Callable:
     end = evaluator_for(compile_batch_expr(node.end, slots))
     body = _body(node.body, slots)
     slot = node.slot
+    trips = trip_runner(node, slots, body)
 
     def run_loop(b):
         low, high = begin(b), end(b)
@@ -72,6 +75,8 @@ def _loop(node: LoopNode, slots) -> Callable:
             _varying_loop(b, low, high, slot, body)
             return
         _check_bounds(low, high)
+        if trips is not None and trips(b, low, high):
+            return
         env = b.env
         for value in range(low, high):
             env[slot] = value

@@ -5,6 +5,8 @@ Tiles along the innermost axis with more than one tile alternate between two UB 
 
     wait_flag(FREE, p) -> MTE2 loads -> MTE2->V -> vector work -> V->MTE3 -> MTE3 stores -> set_flag(FREE, p)
 
+Where the ping-pong tiles are leaves of the nest, each tile's loads are issued before the previous tile's vector
+work (:mod:`te_compat.schedule.prefetch`), so the next tile streams in while this one is computed.
 FREE is MTE3->MTE2 when tiles store outputs, V->MTE2 when they only feed accumulators.  In accumulate mode the
 reduce axis is the innermost loop (A then C when both are reduced); around it the group stage initialises
 accumulators, then after the last tile loads group inputs, computes the post-reduce nodes and stores the group's
@@ -14,7 +16,7 @@ inside the group (:mod:`te_compat.schedule.emit_multipass`); FREE follows the pa
 """
 from __future__ import annotations
 
-from te_compat.schedule import emit_atomic, emit_multipass
+from te_compat.schedule import emit_atomic, emit_multipass, prefetch
 from te_compat.schedule.common import ceil_div, round_up
 from te_compat.schedule.emit_cmpsel import bits_to_bytes
 from te_compat.schedule.emit_moves import load_tile, store_tile
@@ -139,6 +141,9 @@ class Nest:
             self._child(level, axis, origin, sizes, tail[0], tail[1], slot)
 
     def _pingpong(self, level, axis, origin, sizes, count, size, base, tail) -> None:
+        if prefetch.applies(self, level):
+            prefetch.pingpong(self, level, axis, origin, sizes, count, size, base, tail)
+            return
         pairs = count // 2
         if pairs > 1:
             with self.em.kb.for_range(0, pairs) as j:
@@ -157,12 +162,23 @@ class Nest:
         return layouts_of(self.an, Tile(*sizes), self.sched.unit)
 
     def _tile(self, origin: list, sizes: list, slot: int) -> None:
+        self.load_tile(origin, sizes, slot)
+        self.work_tile(origin, sizes, slot)
+
+    def load_tile(self, origin: list, sizes: list, slot: int) -> None:
+        """A tile's first half: once ``slot`` is free, its loads; MTE2 -> V raised on the slot's event."""
         em, stage, plan = self.em, self.stage, self.plan
         layouts = self._layouts(sizes)
         em.wait_flag(*self.free, slot)
         for index in stage.loads:
             load_tile(em, self.gm[index], self._buf(plan, index, layouts, slot), layouts[index], origin, slot)
-        em.sync("MTE2", "V", slot)
+        em.set_flag("MTE2", "V", slot)
+
+    def work_tile(self, origin: list, sizes: list, slot: int) -> None:
+        """A tile's second half: once its loads are in, its vector work and stores; ``slot`` freed after."""
+        em, stage, plan = self.em, self.stage, self.plan
+        layouts = self._layouts(sizes)
+        em.wait_flag("MTE2", "V", slot)
         for index in stage.computes:
             acc = None
             if self.sched.accumulate and index in self.sched.accs:

@@ -20,7 +20,7 @@ from te_compat.schedule.emit_moves import gm_tensor
 from te_compat.schedule.emitter import Emitter, NeedScratch
 from te_compat.schedule.layout import gm_geometry
 from te_compat.schedule.pipeline import Nest
-from te_compat.schedule.tiling import choose, misc_bytes
+from te_compat.schedule.tiling import choose, misc_bytes, vector_cores
 
 _RESERVED = re.compile(r"^(i\d+|t\d+|s\d+|r\d+|r_.*|ub_.*|ws_.*|block_idx)$")
 
@@ -89,7 +89,7 @@ class NpuSchedule:
 
     def _write(self, an, target, tensor_list: list, name: str, misc_bytes: int):
         chip = target.chip
-        sched = choose(an, chip, misc_bytes, target.core_num)
+        sched = choose(an, chip, misc_bytes, vector_cores(chip, target.core_num))
         self.plan, self._lowered = sched, an
         em = Emitter(name, chip, sched.arena_bytes)
         clean = set(sched.atomic.reduces) if sched.atomic is not None and sched.atomic.direct else set()

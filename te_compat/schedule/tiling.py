@@ -1,7 +1,7 @@
 """Block split and UB tiling, the way TBE's schedules choose them.
 
 Blocks: the outermost axis that no reduce crosses and every output spans is split into per-block ranges (at
-most the chip's cores, each range a whole number of block runs of every output and at least one block of it).
+most the chip's vector cores, each range a whole number of block runs of every output and at least one block of it).
 Tiles: inside a block, the largest tile whose buffers (double-buffered) fit UB: whole (B, C) slabs over several
 A, else runs of B rows, else column chunks of rows too long for UB.  A tile that splits the reduce axis makes the
 kernel accumulate across tiles (always when A is reduced too: tiles are then one A row each); a graph that
@@ -67,11 +67,21 @@ class Schedule:
     multipass: object = None
 
 
+def vector_cores(chip, core_num: int = None) -> int:
+    """Cores a vector-only kernel spreads its blocks over on ``chip`` when the target may use ``core_num`` AI
+    cores (None: all of them).  Chips that pair each cube core with several vector cores (the 910B's AIC with two
+    AIV) run vector-only kernels on the vector cores, as CANN launches them: the limit scales by that ratio."""
+    cores = chip.aicore_num if core_num is None else core_num
+    if chip.vector_core_num <= chip.aicore_num:
+        return cores
+    return max(1, cores * chip.vector_core_num // chip.aicore_num)
+
+
 def choose(an, chip, misc_bytes: int = 0, cores: int = None) -> Schedule:
     """Block split and tile of ``an`` on ``chip`` (UnsupportedPattern when nothing fits UB); ``misc_bytes`` of
-    UB are kept for tail scratch areas (:func:`misc_bytes`); ``cores``: the AI cores the kernel may use (the
-    target's core_num; None: all the chip's)."""
-    cores = chip.aicore_num if cores is None else cores
+    UB are kept for tail scratch areas (:func:`misc_bytes`); ``cores``: the vector cores the kernel may use
+    (:func:`vector_cores` of the target; None: all the chip's)."""
+    cores = vector_cores(chip) if cores is None else cores
     unit = max(per_block(chip, an.graph.nodes[i].dtype) for i in range(len(an.graph.nodes)) if not an.is_virtual(i))
     split = _split(an, chip, cores)
     chosen = _atomic_split(an, chip, unit, split, misc_bytes, cores)

@@ -19,9 +19,9 @@ from npusim.sim import Device, KernelBuilder, get_chip, profile
 #: (kernel, chip) -> (block_dim, total cycles); update only in a commit that says why the model moved
 GOLDEN = {
     "add_2x2_fp32@Ascend910": (1, 651),
-    "add_1024x4096_fp16@Ascend910": (32, 21523),
+    "add_1024x4096_fp16@Ascend910": (32, 20986),
     "vadd_fp16_db_16M@Ascend910": (32, 84462),
-    "softmax_256x1024_fp32@Ascend910B1": (24, 5818),
+    "softmax_256x1024_fp32@Ascend910B1": (43, 4490),
     "reduce_sum_last_512x1024_fp32@Ascend910": (32, 2838),
 }
 

@@ -11,7 +11,7 @@ from npusim.custom import outputs as out_spec
 from npusim.custom.attrs import bind_attrs
 from npusim.custom.backends import BACKENDS, backend_class
 from npusim.custom.backends.base import OpDesc
-from npusim.custom.reg_info import flatten_dynamic_inputs, normalise_reg_info
+from npusim.custom.reg_info import DYNAMIC, flatten_dynamic_inputs, normalise_reg_info, param_type
 from npusim.custom.selection import select_row
 from npusim.errors import GradientError, OpTypeError, OpValueError, TooManyInputsError
 from npusim.frontend import autodiff, bprop_check, context
@@ -142,6 +142,8 @@ class Custom(Primitive):
             shape_args, dtype_args, spec_attrs = self._spec_args(shape_args, dtype_args, attr_args)
         shapes, dtypes = out_spec.resolve(self.op_name, self.out_shape, self.out_dtype, shape_args, dtype_args,
                                           spec_attrs)
+        if row is not None and dtypes is not None:  # rows may differ only in their outputs (MatMul's fp16 / fp32)
+            row = select_row(self.op_name, self.func_type, self.reg_info, in_dtypes, list(dtypes))
         if dtypes is None and row is not None and len(row) > len(arrays) and all(c[0] for c in row[len(arrays):]):
             dtypes = [c[0] for c in row[len(arrays):]]
         if shapes is None or dtypes is None:
@@ -153,8 +155,21 @@ class Custom(Primitive):
             callable(self.out_dtype) and len(shapes) != 1)
         return _Plan(shapes, dtypes, attrs, multi)
 
+    def _given_inputs(self, args) -> int:
+        """How many leading call arguments are tensor inputs: the reg info's count, fewer when trailing optional
+        inputs are left out (MatMul's bias): from the first non-tensor on, the arguments are attributes."""
+        entries = self.reg_info["inputs"]
+        for index in range(min(self._n_inputs, len(args))):
+            value = args[index]
+            if isinstance(value, (Tensor, np.ndarray)) or (
+                    isinstance(value, (list, tuple)) and param_type(entries[index]) == DYNAMIC):
+                continue
+            return index if all(param_type(e) == "optional" for e in entries[index:]) else self._n_inputs
+        given = min(self._n_inputs, len(args))
+        return given if all(param_type(e) == "optional" for e in entries[given:]) else self._n_inputs
+
     def __call__(self, *args):
-        n = self._n_inputs
+        n = self._given_inputs(args) if self._n_inputs is not None else None
         tensors, attr_args = (args[:n], args[n:]) if n is not None and len(args) >= n else self._split(args)
         # a reg-info "dynamic" input takes a list/tuple of tensors (MindSpore: op([x1, x2], bias)); the backends get
         # one array per tensor and regroup them from the reg info (npusim.custom.reg_info.group_sizes)

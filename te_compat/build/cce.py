@@ -30,7 +30,7 @@ _BYTE_DTYPES = frozenset({"bool", "int8", "uint8"})
 @dataclass(frozen=True)
 class BuildResult:
     """What one build produced: the kernel (an npusim Kernel), its argument specs, the JSON path and the JSON's
-    content (both None if need_build=False).  Every build is also reported to an open
+    content (written whatever ``need_build`` says, as CANN 2020 does).  Every build is also reported to an open
     :func:`~te_compat.build.collect.collect_builds` (how ops.Custom gets the kernel it asked an impl to build).
     ``autocasts``: per argument, the DSL auto-casts on the way to it (notes naming the function, the instruction
     and the cast; empty for inputs) — what explains an output whose dtype is not the one its caller expects."""
@@ -57,7 +57,7 @@ def build(sch, config) -> None:
 
 def build_kernel(sch, config, runtime=None) -> BuildResult:
     """Lower for ``runtime``'s target (None: the current runtime, read here at the API edge), optionally print,
-    and (need_build) write the kernel files; returns the :class:`BuildResult`, also reported to an open
+    and write the kernel files (also when ``need_build`` is False: CANN 2020 ignores the key); returns the :class:`BuildResult`, also reported to an open
     :func:`~te_compat.build.collect.collect_builds`."""
     if runtime is None:
         from npusim.sim.runtime import current_runtime
@@ -75,13 +75,12 @@ def build_kernel(sch, config, runtime=None) -> BuildResult:
     if cfg.print_ir:
         print(kernel_text(kernel), flush=True)
     autocasts = tuple(autocast_notes(t) if a.output and a.kind == "gm" else () for t, a in zip(cfg.tensor_list, args))
-    if not cfg.need_build:
-        result = BuildResult(cfg.name, kernel, args, None, autocasts=autocasts)
-    else:
-        classification = str(getattr(sch, "classification", "fallback"))
-        json_path, meta = write_kernel_files(kernel_meta_dir(), cfg.name, kernel, args, runtime.target.name,
-                                             classification)
-        result = BuildResult(cfg.name, kernel, args, json_path, meta, autocasts)
+    # need_build=False still builds: CANN 2020's cce_build_code ignores the key, and cube op files (mat_mul,
+    # conv2d ...) pass it False and expect their kernel
+    classification = str(getattr(sch, "classification", "fallback"))
+    json_path, meta = write_kernel_files(kernel_meta_dir(), cfg.name, kernel, args, runtime.target.name,
+                                         classification)
+    result = BuildResult(cfg.name, kernel, args, json_path, meta, autocasts)
     report_build(result)
     return result
 

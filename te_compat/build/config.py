@@ -6,7 +6,8 @@ Keys TBE defines and npusim honours:
 * ``tensor_list`` (mandatory): the kernel's arguments in order — placeholders (inputs) and compute results
   (outputs).  ``tbe.dsl.build`` also takes a list of such lists, one per schedule of a dynamic-shape op.
 * ``print_ir`` (default False): print the lowered program (see :mod:`te_compat.build.printer`).
-* ``need_build`` (default True): False lowers (and prints when asked) but writes no kernel_meta files.
+* ``need_build`` (default True): accepted and ignored, as CANN 2020's cce_build_code ignores it (cube op files
+  pass False and expect their kernel): the kernel_meta files are always written.
 * ``bool_storage_as_1bit`` (default True): accepted; npusim always stores a bool in one byte (MindSpore hands
   bool tensors to TBE ops as int8 anyway), so the flag changes nothing.
 

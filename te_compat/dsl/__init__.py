@@ -9,14 +9,19 @@ The functions work on TVM 0.27's own tensors and return them; they also accept t
 (:mod:`te_compat.surface.tvm_objects`), unwrapping their arguments first.  Op files reach them through
 ``te.lang.cce`` / ``tbe.dsl``, which return surface tensors (:mod:`te_compat.surface.dsl_functions`).
 
-Not here: cube / conv / pooling (matmul, gemm, conv, pooling2d), scheduling (te_compat.schedule) and building
+The cube functions are in :mod:`te_compat.dsl.cube` (matmul, batch_matmul) and :mod:`te_compat.dsl.conv`
+(conv); pooling2d (:mod:`te_compat.dsl.pooling`) runs on the scalar-pipe fallback; not here yet: gemm.
+Not here: scheduling (te_compat.schedule) and building
 (te_compat.build).
 """
 from te_compat.dsl.broadcast import broadcast
 from te_compat.dsl.cmpsel import vcmp, vcmpsel, vlogic, vsel
+from te_compat.dsl.conv import conv
+from te_compat.dsl.cube import batch_matmul, check_conv_shape, matmul
 from te_compat.dsl.composite import clip, round_to, vaddrelu, vlrelu, vmod, vsubrelu
 from te_compat.dsl.elewise import (vabs, vadd, vand, vdiv, vexp, vlog, vmax, vmin, vmul, vnot, vor, vrec, vrelu,
                                    vrsqrt, vsqrt, vsub)
+from te_compat.dsl.pooling import pooling2d
 from te_compat.dsl.reduce import reduce_max, reduce_min, reduce_prod, reduce_sum, sum, tuple_sum  # noqa: A004
 from te_compat.dsl.rounding import (cast_to, cast_to_round, ceil, floor, round, round_d, round_half_up,  # noqa: A004
                                     trunc)
@@ -46,6 +51,8 @@ __all__ = [
     "inplace_add", "inplace_sub", "inplace_update", "unsorted_segment_sum", "unsorted_segment_mean",
     "unsorted_segment_prod", "unsorted_segment_min", "unsorted_segment_max", "concat", "split",
     "split_compute_com", "transpose", "gather", "gather_nd", "slice", "set_value",
+    # cube
+    "matmul", "batch_matmul", "conv", "check_conv_shape", "pooling2d",
     # support queries
     "api_check_support", "instr_supports",
 ]

@@ -106,7 +106,8 @@ def auto_schedule(outs, option=None, runtime=None) -> NpuSchedule:
     if runtime is None:
         from npusim.sim.runtime import current_runtime
         runtime = current_runtime()
-    return NpuSchedule(outs, runtime, option)
+    from te_compat.cube import CubeSchedule, is_cube_graph    # a matmul node: the cube schedule (te_compat.cube)
+    return CubeSchedule(outs, runtime, option) if is_cube_graph(outs) else NpuSchedule(outs, runtime, option)
 
 
 def _param_name(tensor, used: set, position: int) -> str:

@@ -48,8 +48,10 @@ def test_para_check_spellings_share_the_functions():
     import tbe.common.utils.para_check as tbe_para_check
     import te.utils.op_utils as op_utils
     import te.utils.para_check as te_para_check
-    for name in op_utils.__all__:
+    for name in te_para_check.__all__:
         assert getattr(te_para_check, name) is getattr(op_utils, name) is getattr(tbe_para_check, name), name
+    # op_utils' star import also brings CANN 2020's fusion_manager (issue 15)
+    assert set(op_utils.__all__) - set(te_para_check.__all__) == {"fusion_manager"}
 
 
 def test_dsl_namespaces_re_export_every_dsl_function():

@@ -6,6 +6,12 @@ Per call signature the impl function is called as MindSpore's TBE compiler calls
 
 Each dict has ``shape`` (list), ``dtype`` (lowercase name; bool travels as "int8", as MindSpore hands it to TBE),
 ``format`` "NCHW", ``ori_shape``, ``ori_format`` "NCHW" (what MindSpore's TBE json gives a DefaultFormat tensor).
+When the selected dtype_format row (matched on input and output dtypes) declares another format (``F16_FracNZ``,
+``F16_5HD``, ``F16_FracZ``), the dict has that format, the converted shape and the caller's ``ori_shape``, and the
+tensors are converted around the kernel as MindSpore's TransData does, by trans_data kernels on the simulated device
+(:mod:`te_compat.cube.trans_data`; shapes: :mod:`npusim.custom.backends.tbe_formats`).
+A trailing optional input the call left out (MatMul's bias) arrives as None; an input smaller than its placeholder
+(a (47,) bias the op reads as (48,)) is zero-filled to it.
 A reg-info ``dynamic`` input or output arrives as a tuple of such dicts, one per tensor (the call passes a list of
 tensors, ``op([x1, x2], bias)``), and an input declared ``value_depend`` carries ``const_value`` (see
 :mod:`npusim.custom.backends.tbe_args`).  Attribute values come positionally in reg-info order.
@@ -45,6 +51,7 @@ import numpy as np
 
 from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
 from npusim.custom.backends.tbe_args import DEFAULT_FORMAT, const_signature, impl_arguments, tensor_dict  # noqa: F401
+from npusim.custom.backends.tbe_formats import row_layouts
 from npusim.custom.backends.tbe_key import ROOTS_RESOURCE, source_digest, system_roots
 from npusim.errors import OpTypeError, TbeBuildError, TbeLaunchError
 
@@ -109,6 +116,7 @@ class TbeBackend(Backend):
         output."""
         runtime = runtime or self.runtime
         arrays = [np.asarray(a) for a in inputs]
+        layouts = self._layouts(arrays, out_shapes, out_dtypes)
         arrays = [a.view(np.int8) if a.dtype == np.bool_ else a for a in arrays]
         # the whole target: its overflow mode too (constants fold with the chip's saturation), and the core limit;
         # the values of const (value_depend) inputs, which the impl reads
@@ -118,9 +126,25 @@ class TbeBackend(Backend):
         cache = runtime.cache(BUILT_CACHE, BUILT_ENTRIES)
         built = cache.get(key)
         if built is None:
-            built = cache.put(key, self._obtain(key, arrays, attrs, out_shapes, out_dtypes, runtime))
-        results = built.run(*self._fit_inputs(built, arrays), runtime=runtime)
+            built = cache.put(key, self._obtain(key, arrays, attrs, out_shapes, out_dtypes, runtime, layouts))
+        # MindSpore's TransData around the kernel (trans_data kernels on the device: they show in a profile):
+        # inputs into the row's formats, outputs back to the caller's shapes
+        from te_compat.cube.trans_data import run_trans_data
+        kernel_inputs = [run_trans_data(a, lay.format, True, lay.ori_shape, runtime) if lay else a
+                         for a, lay in zip(arrays, layouts[0])]
+        results = built.run(*self._fit_inputs(built, kernel_inputs), runtime=runtime)
+        results = [run_trans_data(r, lay.format, False, lay.ori_shape, runtime) if lay else r
+                   for r, lay in zip(results, layouts[1])]
         return self._match_outputs(built, results, out_shapes, out_dtypes)
+
+    def _layouts(self, arrays, out_shapes, out_dtypes) -> tuple:
+        """(per input, per output) the non-default formats of the dtype_format row this call selects."""
+        reg = self.desc.reg_info
+        if not (reg or {}).get("dtype_format"):
+            return [None] * len(arrays), [None] * len(out_shapes)
+        from npusim.custom.selection import select_row
+        row = select_row(self.desc.name, "tbe", reg, [a.dtype.name for a in arrays], list(out_dtypes))
+        return row_layouts(row, arrays, out_shapes, out_dtypes)
 
     def kernel_name(self, digest: str) -> str:
         """A valid, unique kernel name: the function's name (sanitised) and the signature digest."""
@@ -128,7 +152,7 @@ class TbeBackend(Backend):
         return f"{base}_{digest[:16]}"
 
     # ---- building ----------------------------------------------------------------------------------------------
-    def _obtain(self, key, arrays, attrs: CallAttrs, out_shapes, out_dtypes, runtime):
+    def _obtain(self, key, arrays, attrs: CallAttrs, out_shapes, out_dtypes, runtime, layouts=None):
         """The kernel of ``key``: from the disk cache when a previous build (any process) published it, else built
         by the impl into a new entry and handed over as the object the build lowered."""
         from te_compat.build import BuiltKernel, cache, load_built
@@ -144,14 +168,16 @@ class TbeBackend(Backend):
             except TbeLaunchError:
                 pass  # a corrupt or stale disk entry: build it again below, which replaces it
         with cache.staging(digest) as stage_dir, runtime.activate():  # the impl's DSL calls build for its target
-            result = self._build_into(stage_dir, kernel_name, arrays, attrs, out_shapes, out_dtypes)
+            result = self._build_into(stage_dir, kernel_name, arrays, attrs, out_shapes, out_dtypes, layouts)
         return BuiltKernel.from_result(result, cache.entry_meta_dir(digest))  # the files now sit in the entry
 
-    def _build_into(self, stage_dir: Path, kernel_name: str, arrays, attrs: CallAttrs, out_shapes, out_dtypes):
+    def _build_into(self, stage_dir: Path, kernel_name: str, arrays, attrs: CallAttrs, out_shapes, out_dtypes,
+                    layouts=None):
         """Call the impl with its kernel_meta redirected to ``stage_dir``; returns the BuildResult of the kernel it
         built (named ``kernel_name``, or the only one it built), collected as an object, not read back."""
         from te_compat.build import collect_builds, kernel_meta_override
-        args = impl_arguments(self.desc.reg_info, self.desc.name, arrays, out_shapes, out_dtypes, attrs.values)
+        args = impl_arguments(self.desc.reg_info, self.desc.name, arrays, out_shapes, out_dtypes, attrs.values,
+                              layouts)
         what = f"Custom op '{self.desc.name}' (func_type='tbe'), kernel '{kernel_name}'"
         with kernel_meta_override(stage_dir), collect_builds() as builds:
             try:
@@ -206,10 +232,17 @@ class TbeBackend(Backend):
 
     # ---- running -----------------------------------------------------------------------------------------------
     def _fit_inputs(self, built, arrays: list) -> list:
-        """Inputs reshaped to the kernel's placeholders when only the shape differs (ops flatten inside), and a
+        """Inputs reshaped to the kernel's placeholders when only the shape differs (ops flatten inside), an input
+        smaller than its placeholder zero-filled to it (ops that round a length up to the cube's 16), and a
         one-byte input (bool arrives as int8) seen as the placeholder's one-byte dtype (bool, int8 or uint8)."""
         fitted = []
         for array, spec in zip(arrays, built.inputs):
+            if spec.kind == "gm" and array.shape != spec.shape and array.size < prod(spec.shape) and \
+                    array.dtype.name == spec.dtype:
+                # the op rounds the input up (a (47,) bias read as (48,)): the rest reads as zeros
+                padded = np.zeros(prod(spec.shape), array.dtype)
+                padded[:array.size] = array.reshape(-1)
+                array = padded
             if spec.kind == "gm" and array.shape != spec.shape and array.size == prod(spec.shape):
                 array = array.reshape(spec.shape)
             if spec.kind == "gm" and array.dtype.name != spec.dtype and {array.dtype.name, spec.dtype} <= \

@@ -17,9 +17,13 @@ from npusim.custom.reg_info import DYNAMIC, group_sizes, param_type, value_depen
 DEFAULT_FORMAT = "NCHW"
 
 
-def tensor_dict(shape, dtype: str) -> dict:
-    """The dict an impl function receives for one tensor (bool as "int8", like MindSpore)."""
+def tensor_dict(shape, dtype: str, layout=None) -> dict:
+    """The dict an impl function receives for one tensor (bool as "int8", like MindSpore); ``layout``: the
+    :class:`~npusim.custom.backends.tbe_formats.Layout` a dtype_format row gives it (None: the default format)."""
     name = "int8" if dtype == "bool" else dtype
+    if layout is not None:
+        return {"shape": list(layout.shape), "dtype": name, "format": layout.format,
+                "ori_shape": list(layout.ori_shape), "ori_format": layout.ori_format}
     return {"shape": list(shape), "dtype": name, "format": DEFAULT_FORMAT, "ori_shape": list(shape),
             "ori_format": DEFAULT_FORMAT}
 
@@ -63,13 +67,19 @@ def _grouped(reg, key: str, items: list, op_name: str, what: str) -> list:
     return grouped + list(items[start:])
 
 
-def impl_arguments(reg, op_name: str, arrays: list, out_shapes, out_dtypes, attr_values) -> list:
-    """Positional arguments of the impl: input dicts, output dicts (grouped per reg info), then attribute values."""
+def impl_arguments(reg, op_name: str, arrays: list, out_shapes, out_dtypes, attr_values, layouts=None) -> list:
+    """Positional arguments of the impl: input dicts (None for a left-out optional input), output dicts (grouped
+    per reg info), then attribute values.  ``layouts``: (per input, per output) the non-default formats of the
+    selected dtype_format row (:func:`~npusim.custom.backends.tbe_formats.row_layouts`)."""
+    in_layouts, out_layouts = layouts or ([None] * len(arrays), [None] * len(out_shapes))
     consts = set(const_positions(reg, len(arrays), op_name))
-    inputs = [const_dict(a) if i in consts else tensor_dict(a.shape, a.dtype.name) for i, a in enumerate(arrays)]
-    outputs = [tensor_dict(s, d) for s, d in zip(out_shapes, out_dtypes)]
-    return (_grouped(reg, "inputs", inputs, op_name, "input") + _grouped(reg, "outputs", outputs, op_name, "output")
-            + list(attr_values))
+    inputs = [const_dict(a) if i in consts else tensor_dict(a.shape, a.dtype.name, layout)
+              for i, (a, layout) in enumerate(zip(arrays, in_layouts))]
+    outputs = [tensor_dict(s, d, layout) for s, d, layout in zip(out_shapes, out_dtypes, out_layouts)]
+    grouped = _grouped(reg, "inputs", inputs, op_name, "input")
+    # trailing optional inputs the call left out (MatMul's bias) reach the impl as None, as MindSpore passes them
+    grouped += [None] * max(0, len(_entries(reg, "inputs")) - len(grouped))
+    return grouped + _grouped(reg, "outputs", outputs, op_name, "output") + list(attr_values)
 
 
 def const_signature(reg, arrays: list, op_name: str) -> tuple:

@@ -7,8 +7,7 @@ whose ``dtype`` is a ``str``, as in CANN's TVM; raw TVM 0.27 objects are accepte
 user's ``fcompute`` surface index vars and unwraps what it returns; ``comm_reducer`` does the same for
 ``fcombine`` / ``fidentity``.
 
-Differences from CANN's TVM, by necessity: ``placeholder(..., attrs=...)`` accepts the attrs but TVM 0.27
-placeholders cannot carry them (they are fusion metadata npusim does not use); ``size_var`` is a plain ``var``.
+Differences from CANN's TVM, by necessity: ``size_var`` is a plain ``var``.
 """
 from __future__ import annotations
 
@@ -62,12 +61,13 @@ def _dtype(dtype, where: str) -> str:
     return text
 
 
-@surface_function
 def placeholder(shape, dtype=None, name="placeholder", attrs=None):
-    """An input tensor of ``shape`` and ``dtype`` (default "float32").  ``attrs`` is accepted and dropped."""
-    del attrs  # see the module docstring
-    return te.placeholder(_shape(shape), "float32" if dtype is None else _dtype(dtype, f"tvm.placeholder {name!r}"),
-                          name)
+    """An input tensor of ``shape`` and ``dtype`` (default "float32"); ``attrs`` ride on its operation
+    (:mod:`te_compat.surface.placeholder_attrs`: ``tensor.op.attrs["format"].value``, assignable)."""
+    from te_compat.surface.placeholder_attrs import attributed_placeholder
+    shape = _shape(raw_tree(shape))
+    return attributed_placeholder(shape, "float32" if dtype is None else _dtype(raw_tree(dtype),
+                                  f"tvm.placeholder {name!r}"), str(name), attrs)
 
 
 @surface_function

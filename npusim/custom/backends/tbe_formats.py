@@ -1,0 +1,135 @@
+"""Data formats of a Custom tbe op's dtype_format row, as MindSpore feeds them to the kernel.
+
+When the selected row declares a non-default format for an input (``F16_FracNZ``, ``F16_5HD``, ``F16_FracZ`` ...),
+MindSpore inserts a TransData before the kernel: the caller's ND / NCHW tensor is converted into that format, and the
+impl's dict says ``shape`` (the converted shape), ``format``, ``ori_shape`` (the caller's) and ``ori_format``.  An
+output declared in such a format is converted back to the caller's shape after the kernel.  npusim does the same
+on the host (numpy; the conversions move data only, exactly):
+
+* ``FRACTAL_NZ`` of ``[..., r, c]``: ``[..., ceil(c / c0), ceil(r / 16), 16, c0]`` (c0: one 32-byte block of the
+  dtype: 16 for 2-byte, 8 for 4-byte, 32 for 1-byte dtypes), zero padding; ori_format ``ND``;
+* ``NC1HWC0`` of NCHW ``[n, c, h, w]``: ``[n, ceil(c / c0), h, w, c0]``; ori_format ``NCHW``;
+* ``FRACTAL_Z`` of an NCHW weight ``[n, c, h, w]``: ``[ceil(c / c0) * h * w, ceil(n / 16), 16, c0]``;
+  ori_format ``NCHW``.
+
+Formats named as MindSpore's defaults (``DefaultFormat``, ``ND``, ``NCHW``, "") are left alone; any other format
+raises UnsupportedError naming it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from npusim.errors import OpValueError, UnsupportedError
+
+FRACTAL = 16
+BLOCK_BYTES = 32          # a fractal row is one block: the format's definition (CANN's C0 = 32 bytes / itemsize)
+_DEFAULTS = ("", "DefaultFormat", "ND", "NCHW")
+NZ, NC1HWC0, FRACTAL_Z = "FRACTAL_NZ", "NC1HWC0", "FRACTAL_Z"
+_ORI_FORMAT = {NZ: "ND", NC1HWC0: "NCHW", FRACTAL_Z: "NCHW"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One tensor's format as the impl sees it: ``format``, the converted ``shape``, the caller's ``ori_shape``."""
+
+    format: str
+    shape: tuple
+    ori_shape: tuple
+
+    @property
+    def ori_format(self) -> str:
+        return _ORI_FORMAT[self.format]
+
+
+def _c0(dtype) -> int:
+    return BLOCK_BYTES // np.dtype(dtype).itemsize
+
+
+def _up(value: int, unit: int) -> int:
+    return -(-value // unit) * unit
+
+
+def is_default(fmt: str) -> bool:
+    return fmt in _DEFAULTS
+
+
+def converted_shape(fmt: str, shape: tuple, dtype) -> tuple:
+    """The shape of a ``shape`` tensor of ``dtype`` in ``fmt``."""
+    c0 = _c0(dtype)
+    if fmt == NZ:
+        if len(shape) < 2:
+            raise OpValueError(f"format FRACTAL_NZ needs at least 2 dims, got {list(shape)}")
+        *batch, r, c = shape
+        return (*batch, _up(c, c0) // c0, _up(r, FRACTAL) // FRACTAL, FRACTAL, c0)
+    if fmt in (NC1HWC0, FRACTAL_Z):
+        if len(shape) != 4:
+            raise OpValueError(f"format {fmt} needs an NCHW (4-D) tensor, got {list(shape)}")
+        n, c, h, w = shape
+        if fmt == NC1HWC0:
+            return (n, _up(c, c0) // c0, h, w, c0)
+        return (_up(c, c0) // c0 * h * w, _up(n, FRACTAL) // FRACTAL, FRACTAL, c0)
+    raise UnsupportedError(f"format {fmt!r} of a Custom tbe op's dtype_format row is not converted by npusim "
+                           f"(supported: FRACTAL_NZ, NC1HWC0, FRACTAL_Z and the default formats)")
+
+
+def to_format(array: np.ndarray, fmt: str) -> np.ndarray:
+    """``array`` (ND / NCHW) converted into ``fmt`` (zero padding)."""
+    c0 = _c0(array.dtype)
+    if fmt == NZ:
+        *batch, r, c = array.shape
+        rp, cp = _up(r, FRACTAL), _up(c, c0)
+        padded = np.zeros((*batch, rp, cp), array.dtype)
+        padded[..., :r, :c] = array
+        nb = len(batch)
+        split = padded.reshape(*batch, rp // FRACTAL, FRACTAL, cp // c0, c0)
+        return np.ascontiguousarray(split.transpose(*range(nb), nb + 2, nb, nb + 1, nb + 3))
+    n, c, h, w = array.shape
+    cp = _up(c, c0)
+    if fmt == NC1HWC0:
+        padded = np.zeros((n, cp, h, w), array.dtype)
+        padded[:, :c] = array
+        return np.ascontiguousarray(padded.reshape(n, cp // c0, c0, h, w).transpose(0, 1, 3, 4, 2))
+    if fmt == FRACTAL_Z:
+        np_ = _up(n, FRACTAL)
+        padded = np.zeros((np_, cp, h, w), array.dtype)
+        padded[:n, :c] = array
+        blocks = padded.reshape(np_ // FRACTAL, FRACTAL, cp // c0, c0, h, w).transpose(2, 4, 5, 0, 1, 3)
+        return np.ascontiguousarray(blocks.reshape(cp // c0 * h * w, np_ // FRACTAL, FRACTAL, c0))
+    raise UnsupportedError(f"format {fmt!r} is not converted by npusim")
+
+
+def from_format(array: np.ndarray, fmt: str, ori_shape: tuple) -> np.ndarray:
+    """A kernel output in ``fmt`` (any shape with the converted size) back to the caller's ``ori_shape``."""
+    shape = converted_shape(fmt, tuple(ori_shape), array.dtype)
+    data = array.reshape(shape)
+    if fmt == NZ:
+        *batch, r, c = ori_shape
+        nb = len(batch)
+        c1, r1, _, c0 = shape[nb:]
+        whole = data.transpose(*range(nb), nb + 1, nb + 2, nb, nb + 3).reshape(*batch, r1 * FRACTAL, c1 * c0)
+        return np.ascontiguousarray(whole[..., :r, :c])
+    n, c, h, w = ori_shape
+    if fmt == NC1HWC0:
+        whole = data.transpose(0, 1, 4, 2, 3).reshape(n, -1, h, w)
+        return np.ascontiguousarray(whole[:, :c])
+    c1hw, n1, _, c0 = shape
+    whole = data.reshape(c1hw // (h * w), h, w, n1, FRACTAL, c0).transpose(3, 4, 0, 5, 1, 2)
+    return np.ascontiguousarray(whole.reshape(n1 * FRACTAL, -1, h, w)[:n, :c])
+
+
+def row_layouts(row, in_arrays: list, out_shapes, out_dtypes) -> tuple:
+    """(per input, per output) the :class:`Layout` a dtype_format ``row`` asks for, None for a default format."""
+    if row is None:
+        return [None] * len(in_arrays), [None] * len(out_shapes)
+    n = len(in_arrays)
+    ins = [None if is_default(col[1]) else Layout(col[1], converted_shape(col[1], a.shape, a.dtype), a.shape)
+           for col, a in zip(row[:n], in_arrays)]
+    outs = [None if is_default(col[1]) else
+            Layout(col[1], converted_shape(col[1], tuple(s), d), tuple(int(x) for x in s))
+            for col, s, d in zip(row[n:], out_shapes, out_dtypes)]
+    return ins + [None] * (n - len(ins)), outs + [None] * (len(out_shapes) - len(outs))
+
+
+__all__ = ["Layout", "converted_shape", "from_format", "is_default", "row_layouts", "to_format"]

@@ -1,0 +1,84 @@
+"""Reading a cube graph: the ``matmul`` node of :mod:`te_compat.dsl.cube` and the element-wise epilogue above it.
+
+A cube graph is ``out = e_k(... e_1(matmul(a, b, bias)))`` where each ``e_i`` is a one-input DSL function the cube
+schedule fuses into the tile in UB: relu, the tensor-scalar add / mul / max / min, and cast.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from te_compat.dsl.cube import MATMUL_TAG, MatmulDesc, desc_of
+from te_compat.objects import raw_tree
+
+#: epilogue tags -> the vector instruction (scalar ops carry their scalar)
+EPILOGUE = {"elewise_single_relu": "vrelu", "elewise_single_VS_add": "vadds", "elewise_single_VS_mul": "vmuls",
+            "elewise_single_VS_max": "vmaxs", "elewise_single_VS_min": "vmins", "elewise_single_cast": "vconv"}
+
+
+@dataclass(frozen=True)
+class EpilogueOp:
+    """One fused element-wise step: ``opcode`` on the tile, from ``src_dtype`` to ``dst_dtype``."""
+
+    opcode: str
+    src_dtype: str
+    dst_dtype: str
+    scalar: object = None
+
+
+@dataclass(frozen=True)
+class CubeGraph:
+    """The matmul node (``desc``), its input tensors, the output tensor and the fused epilogue steps."""
+
+    desc: MatmulDesc
+    tensor_a: object
+    tensor_b: object
+    tensor_bias: object
+    output: object
+    epilogue: tuple
+    conv: dict = None       # a convolution's geometry (te_compat.dsl.conv): A is built by im2col, the result is 5HD
+
+
+def is_cube_graph(outs) -> bool:
+    """Whether the graph ending in ``outs`` has a matmul node (the cube schedule's)."""
+    outs = raw_tree(outs)
+    seen, stack = set(), list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    while stack:
+        tensor = stack.pop()
+        op = tensor.op
+        if op in seen:
+            continue
+        seen.add(op)
+        if getattr(op, "tag", "") == MATMUL_TAG:
+            return True
+        stack.extend(getattr(op, "input_tensors", ()))
+    return False
+
+
+def read_graph(outs, name: str) -> CubeGraph:
+    """The :class:`CubeGraph` of ``outs`` (one output tensor); an epilogue step the schedule cannot fuse raises
+    UnsupportedError naming it."""
+    from npusim.errors import UnsupportedError
+    outs = raw_tree(outs)
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    if len(outs) != 1:
+        raise UnsupportedError(f"kernel {name}: the cube schedule writes one output, got {len(outs)}")
+    steps, tensor = [], outs[0]
+    while tensor.op.tag != MATMUL_TAG:
+        tag = tensor.op.tag
+        inputs = list(tensor.op.input_tensors)
+        if tag not in EPILOGUE or len(inputs) != 1:
+            raise UnsupportedError(f"kernel {name}: '{tag or tensor.op.name}' after a matmul is not an element-wise "
+                                   f"step the cube schedule fuses ({', '.join(sorted(EPILOGUE))})")
+        scalar = tensor.op.attrs.get("scalar") if tensor.op.attrs else None
+        steps.append(EpilogueOp(EPILOGUE[tag], str(inputs[0].dtype), str(tensor.dtype),
+                                None if scalar is None else float(scalar)))
+        tensor = inputs[0]
+    at = tensor.op.attrs
+    bias = at["tensor_bias"] if "tensor_bias" in at else None
+    conv = {key[len("conv_"):]: int(value) for key, value in at.items() if key.startswith("conv_")} \
+        if "kind" in at and str(at["kind"]) == "conv2d" else None
+    return CubeGraph(desc_of(tensor.op), at["tensor_a"], at["tensor_b"], bias, outs[0], tuple(reversed(steps)),
+                     conv)
+
+
+__all__ = ["CubeGraph", "EPILOGUE", "EpilogueOp", "is_cube_graph", "read_graph"]

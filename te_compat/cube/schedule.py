@@ -1,0 +1,143 @@
+"""``CubeSchedule``: what ``auto_schedule`` returns for a graph with a matmul node; ``lower`` writes the kernel.
+
+The kernel's parameters are the ``tensor_list`` tensors in order, then its workspaces.  Operands already in the
+cube's native layouts (:mod:`te_compat.cube.staging`: A as FRACTAL_NZ of A, B as FRACTAL_NZ of B^T, the output
+FRACTAL_NZ, the bias in the accumulator dtype of a whole number of fractals) are read and written in place and the
+tiles are spread over the chip's cube cores.  Other layouts (ND, the other transposes, odd bias) are converted by
+scalar programs into workspaces first (and the output from one after); such a kernel runs on one core, because
+its conversions cover whole tensors.
+"""
+from __future__ import annotations
+
+from npusim.errors.tbe import TbeScheduleError
+from npusim.sim import KernelBuilder
+from npusim.sim.dtypes import itemsize
+from te_compat.cube.graph import read_graph
+from te_compat.cube.kernel import CubeWriter
+from te_compat.cube.staging import (bias_program, conv_output_program, im2col_program, operand_program,
+                                    output_program)
+from te_compat.cube.tiling import choose_tiling
+from te_compat.dsl.cube import FRACTAL, NZ, ceil_div
+from te_compat.objects import raw_tree
+
+
+class CubeSchedule:
+    """The schedule of a cube graph (``classification`` "matmul"); ``tiling``: the plan of the last lowering."""
+
+    classification = "matmul"
+    fallback_reason = None
+
+    def __init__(self, outs, runtime, option=None):
+        outs = raw_tree(outs)
+        self.outputs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        self.runtime, self.option = runtime, option
+        self.graph = read_graph(self.outputs, "auto_schedule")
+        self.tiling = None
+
+    def lower(self, tensor_list, name: str, runtime=None):
+        """The npusim Kernel of this matmul for ``runtime``'s target (None: auto_schedule's)."""
+        tensor_list = list(raw_tree(tensor_list))
+        target = (runtime or self.runtime).target
+        g, d = self.graph, self.graph.desc
+        kb = KernelBuilder(name, chip=target.chip)
+        params = {}
+        for position, tensor in enumerate(tensor_list):
+            params[position] = kb.tensor(str(tensor.dtype), tuple(int(x) for x in tensor.shape), "GM",
+                                         _param_name(tensor, position))
+        a, b, out = (_find(tensor_list, params, x, name) for x in (g.tensor_a, g.tensor_b, g.output))
+        bias = _find(tensor_list, params, g.tensor_bias, name) if g.tensor_bias is not None else None
+        n1 = ceil_div(d.n, FRACTAL)
+        k1 = ceil_div(d.k, target.chip.block_bytes // itemsize(d.in_dtype))
+        a_native = d.format_a == NZ and not d.trans_a and _fractals(g.tensor_a) == (k1, ceil_div(d.m, FRACTAL))
+        b_native = d.format_b == NZ and d.trans_b and _fractals(g.tensor_b) == (k1, n1)
+        b_batched = len(g.tensor_b.shape) > (4 if d.format_b == NZ else 2)
+        out_native = d.format_out == NZ
+        bias_native = bias is None or (bias.dtype in (d.acc_dtype, d.in_dtype) and bias.size == n1 * FRACTAL)
+        staged = not (a_native and b_native and out_native and bias_native and (not d.batch or b_batched))
+        tiling = choose_tiling(d, target.chip, 1 if staged else min(target.core_num, target.chip.cube_core_num))
+        self.tiling = tiling
+        if g.conv is not None:
+            a_native = False
+            a_src = self._stage_im2col(kb, a, g, tiling)
+        else:
+            a_src = a if a_native else self._stage_operand(kb, a, g.tensor_a, d, True, tiling)
+        b_src = b if b_native else self._stage_operand(kb, b, g.tensor_b, d, False, tiling)
+        bias_src = bias if bias_native else self._stage_bias(kb, bias, g.tensor_bias, d, n1)
+        out_dst = out if out_native else kb.tensor(d.out_dtype if not g.epilogue else str(g.output.dtype),
+                                                   (*d.batch, n1, tiling.m1 * FRACTAL, FRACTAL), "GM", "ws_out",
+                                                   is_workspace=True)
+        if staged:
+            kb.set_flag("S", "MTE2", 0)
+            kb.wait_flag("S", "MTE2", 0)
+        CubeWriter(kb, target.chip, g, tiling, {"a": a_src, "b": b_src}, out_dst, bias_src,
+                   b_batched or not d.batch).emit()
+        if not out_native:
+            kb.set_flag("MTE3", "S", 0)
+            kb.wait_flag("MTE3", "S", 0)
+            out_shape = tuple(int(x) for x in g.output.shape)
+            func = conv_output_program(tuple(out_dst.shape), out_shape, str(g.output.dtype), g.conv) \
+                if g.conv is not None else output_program(tuple(out_dst.shape), out_shape, d.format_out,
+                                                          str(g.output.dtype), d.batch, d.m, d.n)
+            _call(kb, func, (out_dst, out))
+        return kb.build(inputs=[params[i] for i in range(len(tensor_list))], outputs=[],
+                        block_dim=tiling.block_dim, check=runtime or self.runtime)
+
+    @staticmethod
+    def _stage_operand(kb, handle, tensor, d, is_a: bool, tiling):
+        rows = d.m if is_a else d.n
+        padded_rows = (tiling.m1 if is_a else tiling.n1) * FRACTAL
+        k0 = tiling.k0
+        padded_k = tiling.k1 * k0
+        fmt = d.format_a if is_a else d.format_b
+        transposed = d.trans_a if is_a else not d.trans_b
+        batched = len(tensor.shape) > (4 if fmt == NZ else 2)
+        batch = d.batch if (is_a or batched) else ()
+        func = operand_program(tuple(int(x) for x in tensor.shape), fmt, transposed, rows, d.k, padded_rows,
+                               padded_k, k0, d.in_dtype, batch, batched)
+        ws = kb.tensor(d.in_dtype, (*batch, padded_k // k0, padded_rows, k0), "GM",
+                       f"ws_{'a' if is_a else 'b'}", is_workspace=True)
+        _call(kb, func, (handle, ws))
+        return ws
+
+    @staticmethod
+    def _stage_im2col(kb, handle, g, tiling):
+        padded_m = tiling.m1 * FRACTAL
+        func = im2col_program(tuple(int(x) for x in g.tensor_a.shape), g.conv, padded_m, tiling.k0,
+                              g.desc.in_dtype)
+        ws = kb.tensor(g.desc.in_dtype, (tiling.k1, padded_m, tiling.k0), "GM", "ws_a", is_workspace=True)
+        _call(kb, func, (handle, ws))
+        return ws
+
+    @staticmethod
+    def _stage_bias(kb, handle, tensor, d, n1: int):
+        func = bias_program(tuple(int(x) for x in tensor.shape), str(tensor.dtype), d.n, n1 * FRACTAL, d.acc_dtype)
+        ws = kb.tensor(d.acc_dtype, (n1 * FRACTAL,), "GM", "ws_bias", is_workspace=True)
+        _call(kb, func, (handle, ws))
+        return ws
+
+
+def _fractals(tensor) -> tuple:
+    """(column fractals, row fractals) of a FRACTAL_NZ tensor ``[..., c1, r1, 16, c0]``."""
+    shape = [int(x) for x in tensor.shape]
+    return shape[-4], shape[-3]
+
+
+def _call(kb, func, handles) -> None:
+    from npusim.sim.isa.tvm_call.text import program_text
+    kb.tvm_call(program_text(func), tuple(handles))
+
+
+def _find(tensor_list, params, tensor, name: str):
+    for position, item in enumerate(tensor_list):
+        if item.same_as(tensor):
+            return params[position]
+    raise TbeScheduleError(f"kernel {name}: tensor '{tensor.op.name}' of the matmul is missing from tensor_list")
+
+
+def _param_name(tensor, position: int) -> str:
+    import re
+    base = re.sub(r"\W", "_", str(tensor.op.name)) or "arg"
+    return f"arg{position}_{base}"
+
+
+__all__ = ["CubeSchedule"]

@@ -16,10 +16,13 @@ SUBCOMMANDS = {
     "chips": ("npusim.sim_cli:chips_main", "list the simulated Ascend chips"),
     "profile": ("npusim.sim_cli:profile_main", "run a script and report what each NPU kernel costs"),
     "aicpu": ("npusim.aicpu_cli:aicpu_main", "build AICPU kernel libraries and show include/link flags"),
+    "optest": ("npusim.optest_cli:optest_main", "run op test case files (CANN msopst JSON) on the simulator"),
 }
 #: the exit status of a usage error (as argparse and most Unix tools)
 USAGE_STATUS = 2
-RUN_USAGE = "usage: npusim run [--] SCRIPT [ARGS...]"
+RUN_USAGE = "usage: npusim run [--mindspore {npusim,real}] [--] SCRIPT [ARGS...]"
+#: ``--mindspore``: npusim's own MindSpore front end (default) or a real MindSpore install (npusim.bridge)
+MINDSPORE_CHOICES = ("npusim", "real")
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -69,17 +72,43 @@ def run_main(argv: list[str]) -> int:
         print(f"{RUN_USAGE}\nRuns SCRIPT like `python SCRIPT ARGS` with `mindspore` served by npusim; "
               f"everything after SCRIPT is the script's own arguments.")
         return 0
+    choice, argv = _mindspore_option(argv)
+    if choice not in MINDSPORE_CHOICES:
+        return usage_error("npusim run", f"--mindspore takes one of {', '.join(MINDSPORE_CHOICES)}, got {choice!r}")
     if argv and argv[0] == "--":
         argv = argv[1:]
     elif argv and argv[0].startswith("-"):
         return usage_error("npusim run", f"unknown option {argv[0]!r} ({RUN_USAGE})")
     if not argv:
         return usage_error("npusim run", f"no script given ({RUN_USAGE})")
+    if choice == "real" and use_real_mindspore("npusim run"):
+        return 1
     from npusim.runner import ScriptNotFoundError, run_script
     try:
         return run_script(argv[0], argv[1:])
     except ScriptNotFoundError as exc:
         return usage_error("npusim run", str(exc))
+
+
+def _mindspore_option(argv: list) -> tuple:
+    """A leading ``--mindspore CHOICE`` / ``--mindspore=CHOICE`` split off: (choice or None if absent, rest)."""
+    if argv and argv[0].startswith("--mindspore="):
+        return argv[0].partition("=")[2], argv[1:]
+    if argv and argv[0] == "--mindspore":
+        return (argv[1] if len(argv) > 1 else None), argv[2:]
+    return "npusim", argv
+
+
+def use_real_mindspore(prog: str) -> bool:
+    """Switch npusim's real-MindSpore bridge on (``--mindspore real``); False on success, True after printing why
+    it cannot (no MindSpore installed, npusim's front end already imported)."""
+    from npusim.errors import BridgeError
+    try:
+        import npusim.bridge  # noqa: F401  (switches the bridge on)
+    except BridgeError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return True
+    return False
 
 
 def _checkout_problem() -> str | None:

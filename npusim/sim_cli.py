@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from npusim.cli import CommandParser, parse_command, usage_error
+from npusim.cli import CommandParser, parse_command, usage_error, use_real_mindspore
 from npusim.errors.sim import UnknownChipError
 from npusim.sim.runtime import chip_names, current_chip, get_chip, set_chip
 
@@ -99,7 +99,8 @@ def _output_file(text: str) -> str:
 
 def _profile_parser() -> argparse.ArgumentParser:
     parser = CommandParser(prog="npusim profile",
-                           usage="%(prog)s [--soc NAME] [--trace FILE] [--png FILE] [--json FILE] SCRIPT [ARGS...]",
+                           usage="%(prog)s [--soc NAME] [--trace FILE] [--png FILE] [--json FILE] "
+                                 "[--mindspore {npusim,real}] SCRIPT [ARGS...]",
                            description="Run SCRIPT as `npusim run` does and report every NPU kernel.")
     parser.add_argument("--soc", type=_chip_name, metavar="NAME",
                         help="chip to simulate (default: NPUSIM_SOC or Ascend910)")
@@ -108,6 +109,8 @@ def _profile_parser() -> argparse.ArgumentParser:
     parser.add_argument("--png", type=_output_file, metavar="FILE", help="write a timeline picture (needs matplotlib)")
     parser.add_argument("--json", dest="json_path", type=_output_file, metavar="FILE",
                         help="write the per-kernel table as JSON")
+    parser.add_argument("--mindspore", choices=("npusim", "real"), default="npusim",
+                        help="npusim's MindSpore front end (default) or a real MindSpore install (npusim.bridge)")
     parser.add_argument("script", nargs="?", metavar="SCRIPT", help="the script to run (its own arguments follow it)")
     parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
@@ -127,6 +130,8 @@ def profile_main(argv: list) -> int:
         return usage_error("npusim profile", f"no such script: {args.script}")
     if args.soc:
         set_chip(args.soc)
+    if args.mindspore == "real" and use_real_mindspore("npusim profile"):
+        return 1
     with profile() as session:
         try:
             status = run_script(args.script, list(args.args))

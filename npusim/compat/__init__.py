@@ -7,8 +7,10 @@ Switch it on with ``import npusim.compat`` (or :func:`install`); ``npusim run`` 
 :mod:`npusim.compat.aliases`.  :func:`uninstall` switches the finder off again (the shims stay).
 """
 from npusim.compat import shims  # noqa: F401
-from npusim.compat.aliases import ALIASES, install, installed, served, uninstall  # noqa: F401
+from npusim.compat.aliases import (  # noqa: F401
+    ALIASES, bridge_mode, install, installed, served, set_bridge_mode, uninstall,
+)
 
 install()
 
-__all__ = ["ALIASES", "install", "installed", "served", "shims", "uninstall"]
+__all__ = ["ALIASES", "bridge_mode", "install", "installed", "served", "set_bridge_mode", "shims", "uninstall"]

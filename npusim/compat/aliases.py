@@ -22,7 +22,12 @@ Python would search ``sys.path``):
 
 The alias and the real name are the same module object (``sys.modules["te"] is te_compat.te``); the module keeps
 its own ``__spec__`` (``te_compat.te``'s), as ``os.path`` does.  :func:`uninstall` removes the finder and forgets
-only the modules it served under alias names; the old-Python shims (:mod:`npusim.compat.shims`) stay installed.
+only the modules it served under alias names (never a real installation's or a user's module, whatever its
+``__name__``); the old-Python shims (:mod:`npusim.compat.shims`) stay installed.
+
+**Bridge mode** (:func:`set_bridge_mode`, switched on by :mod:`npusim.bridge` / ``npusim run --mindspore real``): the
+finder serves only the CANN names (``te``, ``tbe``, ``topi``, ``impl``) and never looks at ``mindspore``, so a real
+MindSpore installation imports as plain Python imports it.  The mode sticks across :func:`install` calls.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 
 from npusim.compat import locate, shims
@@ -45,6 +51,8 @@ ALIASES = {
 }
 #: aliases whose npusim module shadows an installed distribution of the same name (a user's own module still wins)
 SHADOWS_INSTALLED = frozenset({"mindspore"})
+#: the aliases served in bridge mode (real MindSpore in use): CANN's import surface only
+CANN_NAMES = frozenset(ALIASES) - {"mindspore"}
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -102,11 +110,15 @@ def _is_npusim_module(module, alias: str) -> bool:
 
 
 class AliasFinder(importlib.abc.MetaPathFinder):
-    """Resolves ``alias[.sub...]`` to the user's module or npusim's ``target[.sub...]`` (see the module docstring)."""
+    """Resolves ``alias[.sub...]`` to the user's module or npusim's ``target[.sub...]`` (see the module docstring).
+    ``serves``: the top-level aliases it answers for (all of :data:`ALIASES`; :data:`CANN_NAMES` in bridge mode)."""
+
+    def __init__(self):
+        self.serves = frozenset(ALIASES)
 
     def find_spec(self, fullname, path=None, target=None):
         top, _, rest = fullname.partition(".")
-        base = ALIASES.get(top)
+        base = ALIASES.get(top) if top in self.serves else None
         if base is None:
             return None
         if not rest:
@@ -148,6 +160,26 @@ def uninstall() -> None:
         del sys.modules[name]
 
 
+def set_bridge_mode(on: bool = True) -> None:
+    """Bridge mode on (serve only te / tbe / topi / impl; ``mindspore`` is a real installation's) or off (serve every
+    alias).  Refused (BridgeConflictError) while npusim's own ``mindspore`` is imported under that name: objects made
+    with it would mix with real MindSpore's."""
+    if on:
+        ours = [name for name in served() if name.partition(".")[0] == "mindspore"]
+        if ours:
+            from npusim.errors import BridgeConflictError
+            raise BridgeConflictError(
+                "npusim's own mindspore front end is already imported in this process (sys.modules['mindspore'] is "
+                "npusim.ms): switch to real MindSpore before importing mindspore (`import npusim.bridge` first, or "
+                "`npusim run --mindspore real SCRIPT`)")
+    _finder.serves = CANN_NAMES if on else frozenset(ALIASES)
+
+
+def bridge_mode() -> bool:
+    """True while the finder leaves ``mindspore`` to a real installation (see :func:`set_bridge_mode`)."""
+    return "mindspore" not in _finder.serves
+
+
 def installed() -> bool:
     """True while the alias finder is on ``sys.meta_path``."""
     return _finder in sys.meta_path
@@ -158,7 +190,18 @@ def served() -> dict:
     name (a user's module or a real installation's is there under its own name, and is never listed)."""
     return {name: module for name, module in list(sys.modules.items())
             if name.partition(".")[0] in ALIASES and _is_npusim_module(module, name)
-            and module.__name__.partition(".")[0] in locate.OWN_PACKAGES}
+            and module.__name__.partition(".")[0] in locate.OWN_PACKAGES and _in_own_directories(module)}
 
 
-__all__ = ["ALIASES", "AliasFinder", "SHADOWS_INSTALLED", "install", "installed", "served", "uninstall"]
+def _in_own_directories(module) -> bool:
+    """True when ``module``'s file (or package directory) is inside npusim's own package directories: a real
+    installation's module never is, whatever ``__name__`` it carries."""
+    spec = getattr(module, "__spec__", None)
+    if spec is not None and (spec.origin or spec.submodule_search_locations):
+        return locate.is_npusim_own(spec)
+    path = getattr(module, "__file__", None)
+    return path is None or any(os.path.realpath(path).startswith(root + os.sep) for root in locate.OWN_ROOTS)
+
+
+__all__ = ["ALIASES", "AliasFinder", "CANN_NAMES", "SHADOWS_INSTALLED", "bridge_mode", "install", "installed",
+           "served", "set_bridge_mode", "uninstall"]

@@ -2,7 +2,7 @@
 
     errors, util  <-  simulator  <-  (TBE compiler | AICPU runtime | hybrid | aot)  <-  (tensor, primitive base,
     autodiff | aclnn operator library)  <-  (Custom and its backends | C++ extensions: CustomOpBuilder)  <-  the
-    mindspore-shaped surface, te/tbe/topi/impl shims and the compatibility layer  <-  command line
+    mindspore-shaped surface, te/tbe/topi/impl shims and the compatibility layer  <-  op test cases  <-  command line
 
 A module may import its own layer's group and any lower layer, never a higher one; groups of one layer are peers
 and do not import each other.  Every import counts, function-level ones included.
@@ -23,8 +23,10 @@ LAYERS = (
     (3, "aclnn", ("npusim.aclnn",)),
     (4, "Custom", ("npusim.custom",)),
     (4, "extension", ("npusim.extension",)),
-    (5, "surfaces", ("npusim.ms", "npusim.compat", "te_compat.te", "te_compat.tbe", "te_compat.topi", "te_compat.impl")),
-    (6, "command line", ("npusim",)),
+    (5, "surfaces", ("npusim.ms", "npusim.compat", "npusim.bridge", "te_compat.te", "te_compat.tbe", "te_compat.topi",
+                     "te_compat.impl")),
+    (6, "op tests", ("npusim.optest",)),   # msopst case files: above Custom and the compat layer (issue 16)
+    (7, "command line", ("npusim",)),
 )
 
 

@@ -1,0 +1,1 @@
+"""The example op project's TBE ops (CANN custom op project layout: tbe/impl/<op_file>.py)."""

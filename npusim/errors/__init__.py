@@ -35,9 +35,12 @@ from npusim.errors.sim import (  # noqa: F401
 )
 from npusim.errors.aicpu import *  # noqa: F401,F403  (AicpuKernelError, AicpuLibraryNotFoundError, ...)
 from npusim.errors.tbe import *  # noqa: F401,F403  (TbeArgumentError, TbeScheduleError, TbeBuildError, ...)
+from npusim.errors.tik import *  # noqa: F401,F403  (TikError, TikRepeatError, TikAccessViolationError, ...)
 from npusim.errors.cache import CacheDirError, CacheWarning  # noqa: F401
 from npusim.errors.cli import ScriptNotFoundError  # noqa: F401
 from npusim.errors.aclnn import AclnnError, AclnnNotFoundError, AclnnUnsupportedError  # noqa: F401
 from npusim.errors.aclnn_custom import AclnnCustomNotFoundError, AclnnCustomOpError  # noqa: F401
 from npusim.errors.extension_build import *  # noqa: F401,F403  (ExtensionBuildError, NinjaNotFoundError, ...)
 from npusim.errors.extension_cxx import *  # noqa: F401,F403  (ExtensionGradientError, ExtensionRuntimeError, ...)
+from npusim.errors.optest import *  # noqa: F401,F403  (CaseFileError, ImplNotFoundError, ExpectFuncError, ...)
+from npusim.errors.bridge import *  # noqa: F401,F403  (BridgeError, MindSporeNotFoundError, ...)

@@ -77,7 +77,11 @@ def get_soc_spec(key: str):
 
 
 def api_check_support(api_name: str, dtype: str = "") -> bool:
-    """Whether the DSL function ``api_name`` ("te.lang.cce.vexp", "tbe.dsl.vexp") supports ``dtype`` on the chip."""
+    """Whether the DSL function ``api_name`` ("te.lang.cce.vexp", "tbe.dsl.vexp") supports ``dtype`` on the chip;
+    for "tik.<instruction>" names, whether the chip runs that TIK instruction with ``dtype``."""
+    if str(api_name).startswith("tik."):
+        from te_compat.tik.platform import tik_api_check_support
+        return tik_api_check_support(_chip(), api_name, dtype)
     from te_compat.dsl.support import api_check_support as dsl_api_check_support
     return bool(dsl_api_check_support(api_name, dtype))
 

@@ -1,4 +1,3 @@
-"""``tbe.tik``: not provided yet; importing it raises :class:`npusim.errors.TikUnsupportedError`."""
-from te_compat.surface.tik_missing import raise_tik_unsupported
-
-raise_tik_unsupported("tbe")
+"""``tbe.tik``: TIK, served from :mod:`te_compat.tik` (``from tbe import tik``; ``tik.Tik()`` ...)."""
+from te_compat.tik import *  # noqa: F401,F403
+from te_compat.tik import __all__  # noqa: F401

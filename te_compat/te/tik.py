@@ -1,4 +1,3 @@
-"""``te.tik``: not provided yet; importing it raises :class:`npusim.errors.TikUnsupportedError`."""
-from te_compat.surface.tik_missing import raise_tik_unsupported
-
-raise_tik_unsupported("te")
+"""``te.tik``: TIK, served from :mod:`te_compat.tik` (``from te import tik``; ``tik.Tik()`` ...)."""
+from te_compat.tik import *  # noqa: F401,F403
+from te_compat.tik import __all__  # noqa: F401

@@ -33,12 +33,15 @@ LIMIT_NAME = re.compile(r"(_BYTES|_MAX|_LANES)$|^MAX_")
 CHIP_NAME = re.compile(r"^(Ascend\d|Hi\d{4}|SD\d{4}|BS9SX|mini$|cloud$)", re.IGNORECASE)
 
 ROOTS = ("npusim/sim/", "te_compat/schedule/", "te_compat/dsl/", "te_compat/build/", "te_compat/fallback/",
-         "npusim/custom/backends/tbe.py")
+         "npusim/custom/backends/tbe.py", "te_compat/tik/", "te_compat/cube/")
 GEOMETRY = "npusim/sim/geometry.py"
 
 #: "path:where:value" (where: the module-level name a literal is bound to, else the enclosing function or class;
 #: value: the literal, or "named" for a limit-named constant) -> why it is not a hardware number
 ALLOWED = {
+    "te_compat/cube/trans_data.py:ENTRIES:64": "a cache capacity (trans_data kernels kept), not hardware",
+    "te_compat/dsl/cube.py:_CONV_LIMITS:255": "TBE's check_conv_shape argument limits (filter H/W, pads, dilations "
+                                              "at most 255), checked as CANN checks them; they size nothing",
     "npusim/sim/caches.py:COMPILED_KERNELS:64": "a cache capacity (compiled kernels kept), not hardware",
     "npusim/sim/caches.py:TVM_PROGRAMS:256": "a cache capacity (tvm_call programs kept), not hardware",
     "npusim/sim/runtime.py:_DEFAULT_TARGETS:64": "a cache capacity (default targets remembered), not hardware",
@@ -66,6 +69,8 @@ ALLOWED = {
                                                       "elements), not hardware",
     "te_compat/build/config.py:MAX_NAME_CHARS:named": "CANN's kernel-name length limit, an API limit, not "
                                                       "hardware",
+    "te_compat/tik/container.py:THREAD_NUM_MAX:named": "TIK's for_range thread_num limit (n-buffering depth), an "
+                                                       "API limit, not hardware",
 }
 
 

@@ -24,14 +24,17 @@ EDGES = {
     "npusim/sim/builder.py": "KernelBuilder.build(check=True) compiles for the current chip",
     "npusim/sim_cli.py": "npusim chips marks the chip in use",
     "npusim/custom/custom.py": "ops.Custom: construction and every call",
+    "npusim/bridge/custom.py": "ops.Custom under real MindSpore: construction and every call (pyfunc kernel too)",
     "npusim/custom/backends/base.py": "given_runtime(): backends called directly (tests) without a runtime",
     "te_compat/schedule/schedule.py": "auto_schedule",
     "te_compat/build/cce.py": "cce_build_code / tbe.dsl.build",
     "te_compat/build/launch.py": "BuiltKernel.run without a runtime",
     "te_compat/dsl/support.py": "the DSL functions' auto-cast and api_check_support queries",
     "te_compat/surface/platform.py": "get_soc_spec, te_set_version and the other SoC queries",
+    "te_compat/tik/edges.py": "tik.Tik(): the chip a TIK kernel is written for (BuildCCE and tikdb use its runtime)",
     "aicpu_loader/worker.py": "default_worker() for direct callers",
     "npusim/extension/bridge.py": "a C++ extension op call (ms_extension.h): its aclnn launches' runtime",
+    "npusim/optest/runner.py": "OpTestSession() / session_for(): an op test run (npusim optest, its pytest items)",
 }
 
 #: (module, name) -> why this module-level state is allowed

@@ -9,6 +9,14 @@ from npusim.errors import TbeArgumentError
 
 @pytest.fixture
 def fake_backends(monkeypatch):
+    # the surface modules import their real helpers (te_compat.build.deferred ...) when first imported: import them
+    # for real before the backends are faked, whatever ran before in this process
+    import impl.util.platform_adapter  # noqa: F401
+    import tbe.dsl  # noqa: F401
+    import te.lang.cce  # noqa: F401
+    import te.lang.cce.te_schedule.cce_schedule  # noqa: F401
+    import te.utils.cce  # noqa: F401
+    import topi.generic  # noqa: F401
     calls = []
     schedule = types.ModuleType("te_compat.schedule")
     schedule.auto_schedule = lambda outs, option=None: calls.append(("auto_schedule", outs, option)) or "SCHEDULE"

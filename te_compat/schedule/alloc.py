@@ -154,7 +154,9 @@ def _inplace_candidates(an, index: int, dying: list) -> list:
         pick = [o.node for o in info.operands[1:] if not o.is_const]
     else:
         pick = []
-    return [p for p in pick if p in dying]
+    from te_compat.schedule.emit_broadcast import row_source
+    # a row broadcast holds only its first row, which its readers re-read for every row: never write over it
+    return [p for p in pick if p in dying and not row_source(an, p)]
 
 
 def _same_size(a: str, b: str) -> bool:

@@ -2,7 +2,9 @@
 
 Along C (a value per row): the scalar unit reads each row's value and vector_dup fills the row.  Along A or B
 (rows repeated): rows are replicated with a 16-bit bitwise-or whose source repeat stride is 0 (one instruction
-per 128-lane chunk for up to 255 rows), or whole blocks are copied with UB -> UB data_move.
+per 128-lane chunk for up to 255 rows), or whole blocks are copied with UB -> UB data_move.  A row broadcast
+whose every reader is a binary vector op (:func:`row_source`) keeps only its first row: the readers take it
+with source repeat stride 0 (each repeat re-reads the same row), so no row is copied more than once.
 """
 from __future__ import annotations
 
@@ -28,7 +30,9 @@ def emit(env: NodeEnv) -> None:
         raise env.fail("broadcast of a bit mask")
     mi, mo = p.an.mask(src_index), p.an.mask(p.index)
     li = p.layouts[src_index]
-    if mi == mo:
+    if row_source(p.an, p.index):
+        vec.copy_rows(em, Loc(env.out), Loc(src), lo.pitch, 0, 1, lo.pitch)
+    elif mi == mo:
         vec.copy(em, Loc(env.out), Loc(src), lo.flat * itemsize(env.out.dtype))
     elif not mo[2] and any(mi):
         raise env.fail("broadcast between tensors that both lack the last axis")
@@ -36,6 +40,35 @@ def emit(env: NodeEnv) -> None:
         _scalar_rows(env, src, li, mi)
     else:
         _replicate_rows(env, src, li, mi, mo)
+
+
+ROW_READER_OPS = ("add", "sub", "mul", "max", "min")
+
+
+def row_source(an, index: int) -> bool:
+    """Whether node ``index`` is a broadcast that repeats one row (its input has only the last axis) and is read
+    only by binary vector ops of its own shape, in its own stage, whose other operand is a full tensor: its
+    buffer then holds only the first row and those readers read it with row stride 0."""
+    info = an.infos[index]
+    if info.kind != "bcast" or index in an.outputs or index in an.post or info.operands[0].is_const:
+        return False
+    src = info.operands[0].node
+    mi, mo = an.mask(src), an.mask(index)
+    if src in an.bits or an.is_virtual(src) or mi[0] or mi[1] or not mi[2] or not mo[1]:
+        return False
+    readers = [j for j in an.infos if index in an.operand_nodes(j)]
+    return bool(readers) and all(_reads_as_row(an, j, index, mo) for j in readers)
+
+
+def _reads_as_row(an, reader: int, index: int, mask: tuple) -> bool:
+    info = an.infos[reader]
+    if info.kind != "binary" or info.op not in ROW_READER_OPS or reader in an.post or an.mask(reader) != mask:
+        return False
+    if any(o.is_const or an.is_virtual(o.node) for o in info.operands):
+        return False
+    others = [o.node for o in info.operands if o.node != index]
+    return len(others) == 1 and an.mask(others[0]) == mask and an.infos[others[0]].kind != "bcast" and \
+        an.graph.nodes[reader].dtype == an.graph.nodes[index].dtype == an.graph.nodes[others[0]].dtype
 
 
 def _scalar_rows(env: NodeEnv, src, li, mi) -> None:

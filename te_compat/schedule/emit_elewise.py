@@ -121,6 +121,9 @@ def _binary(env: NodeEnv) -> None:
     a, b = env.args
     if isinstance(a, ConstArg) and isinstance(b, ConstArg):
         raise env.fail("both operands are constants")
+    if _row_operand(env) is not None:
+        _binary_row(env, op, dtype, _row_operand(env))
+        return
     form = _vs_form(env.plan)
     if form is not None:
         opcode, sign, pos = form
@@ -136,6 +139,29 @@ def _binary(env: NodeEnv) -> None:
         else:
             locs.append(_loc(arg))
     _binary_op(env, op, _loc(env.out), locs[0], locs[1], n)
+
+
+def _row_operand(env: NodeEnv):
+    """The position of an operand that holds one row read for every row (emit_broadcast.row_source), or None."""
+    from te_compat.schedule.emit_broadcast import row_source
+    p = env.plan
+    for position, operand in enumerate(p.info.operands):
+        if not operand.is_const and row_source(p.an, operand.node):
+            return position
+    return None
+
+
+def _binary_row(env: NodeEnv, op: str, dtype: str, row_position: int) -> None:
+    """dst row r = op(a row r, b row r) where the row operand supplies row 0 for every r (row stride 0)."""
+    if not env.em.chip.supports(BINARY[op], dtype):
+        raise env.fail(f"{BINARY[op]} does not support {dtype} on {env.em.chip.name}")
+    lo = env.plan.layout
+    if not lo.has_c:
+        raise env.fail("a row operand in a tile without the last axis")
+    roles = ("src0", "src1")
+    locs = {"dst": _loc(env.out), "src0": _loc(env.args[0]), "src1": _loc(env.args[1])}
+    strides = {"dst": lo.pitch, **{roles[k]: (0 if k == row_position else lo.pitch) for k in (0, 1)}}
+    vec.rows(env.em, BINARY[op], locs, strides, lo.rows, lo.pitch)
 
 
 def _binary_op(env: NodeEnv, op: str, dst: Loc, a: Loc, b: Loc, n: int) -> None:

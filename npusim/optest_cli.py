@@ -15,23 +15,18 @@ import sys
 import time
 
 from npusim.cli import CommandParser, parse_command, usage_error
-from npusim.errors import CaseFileError, RayUnavailableError, UnknownChipError
+from npusim.errors import CaseFileError, RayUnavailableError
 
 PROG = "npusim optest"
 
 
 def _soc_list(text: str) -> tuple:
     """argparse type of --soc: comma-separated chip names npusim models."""
-    from npusim.sim.runtime import get_chip
+    from npusim.sim_cli import chip_name
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     if not names:
         raise argparse.ArgumentTypeError("no chip named")
-    for name in names:
-        try:
-            get_chip(name)
-        except UnknownChipError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-    return names
+    return tuple(chip_name(name) for name in names)
 
 
 def _tolerance(text: str) -> tuple:

@@ -57,7 +57,7 @@ def _chip_detail(name: str) -> str:
     return "\n".join(lines)
 
 
-def _chip_name(text: str) -> str:
+def chip_name(text: str) -> str:
     """argparse type of a chip option: a chip npusim models (a usage error names the known ones)."""
     try:
         get_chip(text)
@@ -69,7 +69,7 @@ def _chip_name(text: str) -> str:
 def chips_main(argv: list) -> int:
     """``npusim chips [--json] [NAME]``: list the chip models, or show one with the source of every number."""
     parser = CommandParser(prog="npusim chips", description="List the simulated Ascend chips.")
-    parser.add_argument("name", nargs="?", type=_chip_name,
+    parser.add_argument("name", nargs="?", type=chip_name,
                         help="show one chip in detail (numbers, sources, paths, instructions)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     args = parse_command(parser, argv)
@@ -102,7 +102,7 @@ def _profile_parser() -> argparse.ArgumentParser:
                            usage="%(prog)s [--soc NAME] [--trace FILE] [--png FILE] [--json FILE] "
                                  "[--mindspore {npusim,real}] SCRIPT [ARGS...]",
                            description="Run SCRIPT as `npusim run` does and report every NPU kernel.")
-    parser.add_argument("--soc", type=_chip_name, metavar="NAME",
+    parser.add_argument("--soc", type=chip_name, metavar="NAME",
                         help="chip to simulate (default: NPUSIM_SOC or Ascend910)")
     parser.add_argument("--trace", type=_output_file, metavar="FILE",
                         help="write a Chrome-trace JSON (open in Perfetto / chrome://tracing)")

@@ -20,6 +20,16 @@ class UnsupportedPattern(Exception):
         self.reason = reason
 
 
+def plus(a, b):
+    """``a + b`` for index expressions: an int 0 on either side leaves the other operand as it is (no ``x + 0``
+    expression nodes in the lowered kernel)."""
+    if isinstance(b, int) and b == 0:
+        return a
+    if isinstance(a, int) and a == 0:
+        return b
+    return a + b
+
+
 def itemsize(dtype: str) -> int:
     """Bytes per element of a DSL dtype (bool tensors are one byte in GM, as MindSpore hands them)."""
     try:

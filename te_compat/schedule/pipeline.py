@@ -17,7 +17,7 @@ inside the group (:mod:`te_compat.schedule.emit_multipass`); FREE follows the pa
 from __future__ import annotations
 
 from te_compat.schedule import emit_atomic, emit_multipass, prefetch
-from te_compat.schedule.common import ceil_div, round_up
+from te_compat.schedule.common import ceil_div, plus, round_up
 from te_compat.schedule.emit_cmpsel import bits_to_bytes
 from te_compat.schedule.emit_moves import load_tile, store_tile
 from te_compat.schedule.emit_reduce import init_acc
@@ -89,8 +89,8 @@ class Nest:
         if not rem:
             return (count, size, base), None
         if axis == self.an.reduce_axis:
-            return (count, size, base), (_plus(base, count * size), rem)
-        return (count, size, base), (_plus(base, extent - size), size)
+            return (count, size, base), (plus(base, count * size), rem)
+        return (count, size, base), (plus(base, extent - size), size)
 
     # -- loop nest ----------------------------------------------------------------------------------------------
     def _level(self, level: int, origin: list, sizes: list, slot: int) -> None:
@@ -134,7 +134,7 @@ class Nest:
     def _sequential(self, level, axis, origin, sizes, count, size, base, tail, slot) -> None:
         if count > 1:
             with self.em.kb.for_range(0, count) as i:
-                self._child(level, axis, origin, sizes, _plus(base, i * size), size, slot)
+                self._child(level, axis, origin, sizes, plus(base, i * size), size, slot)
         elif count == 1:
             self._child(level, axis, origin, sizes, base, size, slot)
         if tail:
@@ -148,12 +148,12 @@ class Nest:
         if pairs > 1:
             with self.em.kb.for_range(0, pairs) as j:
                 for slot in (0, 1):
-                    self._child(level, axis, origin, sizes, _plus(base, (j * 2 + slot) * size), size, slot)
+                    self._child(level, axis, origin, sizes, plus(base, (j * 2 + slot) * size), size, slot)
         elif pairs == 1:
             for slot in (0, 1):
-                self._child(level, axis, origin, sizes, _plus(base, slot * size), size, slot)
+                self._child(level, axis, origin, sizes, plus(base, slot * size), size, slot)
         if count % 2:
-            self._child(level, axis, origin, sizes, _plus(base, (count - 1) * size), size, 0)
+            self._child(level, axis, origin, sizes, plus(base, (count - 1) * size), size, 0)
         if tail:
             self._child(level, axis, origin, sizes, tail[0], tail[1], count % 2)
 
@@ -267,11 +267,3 @@ class Nest:
 def _free_of(stage) -> tuple:
     """The flag that frees a tile slot: MTE3 -> MTE2 when the stage stores, else V -> MTE2."""
     return ("MTE3", "MTE2") if stage.outputs else ("V", "MTE2")
-
-
-def _plus(a, b):
-    if isinstance(b, int) and b == 0:
-        return a
-    if isinstance(a, int) and a == 0:
-        return b
-    return a + b

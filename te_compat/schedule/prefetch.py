@@ -17,6 +17,8 @@ one leaf of the nest); other nests keep the plain order.
 """
 from __future__ import annotations
 
+from te_compat.schedule.common import plus
+
 
 def applies(nest, level: int) -> bool:
     """Whether the ping-pong tiles at ``level`` of ``nest`` can be prefetched (no group boundary below it)."""
@@ -41,7 +43,7 @@ def pingpong(nest, level: int, axis: int, origin: list, sizes: list, count: int,
     pairs = count // 2
     after = []                       # (start, extent, slot) of the tiles after the pairs
     if count % 2:
-        after.append((_plus(base, (count - 1) * size), size, 0))
+        after.append((plus(base, (count - 1) * size), size, 0))
     if tail:
         after.append((tail[0], tail[1], count % 2))
     if pairs:
@@ -63,9 +65,9 @@ def pingpong(nest, level: int, axis: int, origin: list, sizes: list, count: int,
 def _pair(kb, load, work, base, size: int, j, pairs: int, after: list, odd: bool) -> None:
     """Pair ``j`` of ``pairs`` (slots 0 and 1), loading the tile after it while slot 0's tile is worked on; when
     ``odd``, the tile after the last pair is the odd tile, the one at the next pair's place."""
-    load(_plus(base, (j * 2 + 1) * size), size, 1)
-    work(_plus(base, j * 2 * size), size, 0)
-    following = _plus(base, (j * 2 + 2) * size)
+    load(plus(base, (j * 2 + 1) * size), size, 1)
+    work(plus(base, j * 2 * size), size, 0)
+    following = plus(base, (j * 2 + 2) * size)
     if odd:
         load(following, size, 0)
     elif isinstance(j, int):                      # the only pair: the tile after it is the first after the pairs
@@ -77,7 +79,7 @@ def _pair(kb, load, work, base, size: int, j, pairs: int, after: list, odd: bool
         if after:
             with kb.else_scope():
                 load(*after[0])
-    work(_plus(base, (j * 2 + 1) * size), size, 1)
+    work(plus(base, (j * 2 + 1) * size), size, 1)
 
 
 def _leaf_of(nest, level: int, axis: int, origin: list, sizes: list):
@@ -93,11 +95,3 @@ def _leaf_of(nest, level: int, axis: int, origin: list, sizes: list):
         at[axis], of[axis] = start, extent
         return at, of
     return leaf
-
-
-def _plus(a, b):
-    if isinstance(b, int) and b == 0:
-        return a
-    if isinstance(a, int) and a == 0:
-        return b
-    return a + b

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from npusim.sim.geometry import DATA_MOVE_BURST_MAX, VECTOR_STRIDE_MAX
-from te_compat.schedule.common import UnsupportedPattern, ceil_div, itemsize, lanes_of
+from te_compat.schedule.common import UnsupportedPattern, ceil_div, itemsize, lanes_of, plus
 from te_compat.schedule.env import ConstArg
 
 
@@ -31,10 +31,10 @@ class Loc:
     def ref(self, extra=0):
         if isinstance(self.buf, ConstArg):
             raise UnsupportedPattern(f"a constant ({self.buf.value!r}) where the instruction reads a UB tensor")
-        return self.buf.at(_add(self.k, extra), self.dt)
+        return self.buf.at(plus(self.k, extra), self.dt)
 
     def shift(self, extra) -> "Loc":
-        return Loc(self.buf, _add(self.k, extra), self.dtype)
+        return Loc(self.buf, plus(self.k, extra), self.dtype)
 
     def as_dtype(self, dtype: str) -> "Loc":
         """The same address seen as ``dtype`` (the offset must stay a whole number of new elements)."""
@@ -46,14 +46,6 @@ class Loc:
         if old % new == 0:
             return Loc(self.buf, self.k * (old // new), dtype)
         return Loc(self.buf, self.k // (new // old), dtype)
-
-
-def _add(a, b):
-    if isinstance(b, int) and b == 0:
-        return a
-    if isinstance(a, int) and a == 0:
-        return b
-    return a + b
 
 
 def check(em, opcode: str, key: str) -> None:

@@ -51,7 +51,7 @@ import numpy as np
 
 from npusim.custom.backends.base import Backend, CallAttrs, OpDesc
 from npusim.custom.backends.tbe_args import DEFAULT_FORMAT, const_signature, impl_arguments, tensor_dict  # noqa: F401
-from npusim.custom.backends.tbe_formats import row_layouts
+from npusim.custom.backends.tbe_formats import is_default, row_layouts
 from npusim.custom.backends.tbe_key import ROOTS_RESOURCE, source_digest, system_roots
 from npusim.errors import OpTypeError, TbeBuildError, TbeLaunchError
 
@@ -140,7 +140,8 @@ class TbeBackend(Backend):
     def _layouts(self, arrays, out_shapes, out_dtypes) -> tuple:
         """(per input, per output) the non-default formats of the dtype_format row this call selects."""
         reg = self.desc.reg_info
-        if not (reg or {}).get("dtype_format"):
+        rows = (reg or {}).get("dtype_format") or ()
+        if all(is_default(col[1]) for row in rows for col in row):   # no row asks for a format: nothing to select
             return [None] * len(arrays), [None] * len(out_shapes)
         from npusim.custom.selection import select_row
         row = select_row(self.desc.name, "tbe", reg, [a.dtype.name for a in arrays], list(out_dtypes))

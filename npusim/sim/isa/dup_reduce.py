@@ -40,62 +40,41 @@ def _dup(inputs, scalar, npdt):
 
 
 def _tree_sum(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
-    """Adjacent-pair binary-tree sum along axis 1, rounding to npdt per level; ``fix`` (the chip's saturation, or
-    None) is applied to every level."""
-    return _tree_sum_lanes(np.ascontiguousarray(values.T), npdt, fix)
-
-
-def _tree_sum_lanes(lanes: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
-    """:func:`_tree_sum` of lanes-major data (``lanes[l]``: lane l of every repeat, a contiguous row).
+    """Adjacent-pair binary-tree sum along the last axis of (... x lanes) data (any strides: repeats x lanes, or
+    blocks x instructions x repeats x lanes), rounding to npdt per level, results flattened in C order; ``fix``
+    (the chip's saturation, or None) is applied to every level.
 
     The tree runs without ``fix`` first: a sum with an inf or NaN operand is inf or NaN, so a non-finite partial
     sum always reaches the row's result.  When every result is finite no level produced a value ``fix`` would
     change, and the results are the saturated tree's; otherwise the tree runs again level by level with ``fix``.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        plain = _tree_levels(lanes, npdt, None)
+        plain = _tree_levels(values, npdt, None).reshape(-1)
         if fix is None or not has_nonfinite(plain):
             return plain
-        return _tree_levels(lanes, npdt, fix)
+        return _tree_levels(values, npdt, fix).reshape(-1)
 
 
-def _tree_sum_cube(cube: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
-    """:func:`_tree_sum` of (... x lanes) data (blocks x repeats x lanes, or blocks x instructions x repeats x
-    lanes), results flattened in C order: the first level adds the lane pairs straight out of ``cube`` (any
-    strides) into lanes-major order."""
-    lanes = cube.shape[-1]
-    if lanes < 2 or lanes % 2:
-        return _tree_sum(cube.reshape(-1, lanes), npdt, fix)
-    with np.errstate(over="ignore", invalid="ignore"):
-        first = np.add(np.moveaxis(cube[..., 0::2], -1, 0), np.moveaxis(cube[..., 1::2], -1, 0))
-        if first.dtype != npdt:
-            first = first.astype(npdt)
-        plain = _tree_levels(first, npdt, None).reshape(-1)
-        if fix is None or not has_nonfinite(plain):
-            return plain
-        return _tree_levels(fix(first), npdt, fix).reshape(-1)
-
-
-def _tree_levels(lanes: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
-    """The tree over lanes-major data (lanes first, any further axes): every level adds whole lanes (lane 2i +
-    lane 2i+1, a zero lane appended to an odd count), the same pairs with operands in the same order as summing
-    adjacent columns."""
-    level = lanes
-    while level.shape[0] > 1:
-        if level.shape[0] % 2:
-            level = np.concatenate([level, np.zeros((1,) + level.shape[1:], dtype=level.dtype)], axis=0)
-        summed = level[0::2] + level[1::2]
+def _tree_levels(level: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
+    """The tree over the last axis: every level adds lane 2i and lane 2i+1 in place (a zero lane appended to an odd
+    count); the data stay in their own layout, so every level is one strided numpy add."""
+    while level.shape[-1] > 1:
+        if level.shape[-1] % 2:
+            level = np.concatenate([level, np.zeros(level.shape[:-1] + (1,), dtype=level.dtype)], axis=-1)
+        summed = level[..., 0::2] + level[..., 1::2]
         if summed.dtype != npdt:
             summed = summed.astype(npdt)
         level = summed if fix is None else fix(summed)
-    return level[0]
+    if level.dtype != npdt:
+        level = level.astype(npdt)
+    return level[..., 0]
 
 
 def _vcadd(grid: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
     return _tree_sum(grid, npdt, fix)
 
 
-_vcadd.cube = _tree_sum_cube    # the same sums from (blocks x repeats x lanes) data (batched forms)
+_vcadd.cube = _tree_sum    # the same sums from (blocks x repeats x lanes) data (batched forms)
 
 
 def _extreme(grid: np.ndarray, npdt: np.dtype, fix, find_max: bool) -> np.ndarray:

@@ -21,6 +21,8 @@ from npusim.sim.lockstep.gm_log import ATOMIC, READ, WRITE
 
 #: moves of at most this many bursts log every burst (else one span from the first to the last byte)
 LOGGED_BURSTS = 64
+#: a batched copy of more bytes than this runs in slices of bursts of about this size (host cache blocking)
+COPY_SLICE_BYTES = 1 << 16
 
 
 class Side:
@@ -84,12 +86,38 @@ def _local_put(view, rows, start, geometry: tuple, data) -> None:
         grid = as_strided(view[:, start:], shape=(view.shape[0], nburst, burst_bytes),
                           strides=(view.strides[0], pitch, 1))
         if rows is None:
-            grid[...] = data
+            copy_bursts(grid, data)
         else:
             grid[rows] = data
         return
     cols = start[:, None] + _pattern(nburst, burst_bytes, pitch)[None, :]
     view[_row_ids(view, rows)[:, None], cols] = np.reshape(data, (start.size, -1))
+
+
+def copy_bursts(dst: np.ndarray, src) -> None:
+    """``dst[...] = src`` for (rows x nburst x burst) byte grids, fast on the host: 8-byte words where the bursts
+    allow, and burst slices of ~COPY_SLICE_BYTES across all rows at a time when the grid is large (every block's
+    burst n of a strided move usually sits next to the other blocks' burst n in GM: copying slice by slice keeps
+    those bytes in the host's cache instead of sweeping each block's bursts in turn)."""
+    src = np.asarray(src)
+    if src.shape != dst.shape:
+        src = np.broadcast_to(src, dst.shape)
+    burst_bytes = dst.shape[-1]
+    if burst_bytes % 8 == 0 and dst.strides[-1] == 1 and src.strides[-1] == 1 and dst.ndim == 3:
+        dst, src = _words(dst), _words(src)
+    rows, nburst = dst.shape[0], dst.shape[1]
+    if rows < 2 or nburst < 2 or dst.nbytes <= COPY_SLICE_BYTES:
+        dst[...] = src
+        return
+    step = max(1, COPY_SLICE_BYTES // max(1, rows * burst_bytes))
+    for first in range(0, nburst, step):
+        dst[:, first:first + step] = src[:, first:first + step]
+
+
+def _words(grid: np.ndarray) -> np.ndarray:
+    """A (rows x nburst x burst) byte grid, bursts a multiple of 8 bytes and contiguous, seen as 8-byte words
+    (the same memory; numpy allows the view because the last axis is contiguous)."""
+    return grid.view(np.uint64)
 
 
 def _row_ids(view, rows) -> np.ndarray:
@@ -140,7 +168,7 @@ def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, mod
     if apart and all(m is modes[0] for m in modes):
         b.gm.save(rows, Ellipsis)
         if modes[0] is None:
-            rows[...] = data3
+            copy_bursts(rows, data3)
         else:
             accumulate(modes[0], rows, data3)
         return

@@ -25,13 +25,21 @@ def _exact(func):
 
 
 def _via_f64(func):
+    """``func`` computed in float64 and rounded once to npdt: numpy's buffered casting converts chunk by chunk
+    (the same values as ``func(x.astype(float64)).astype(npdt)``, without whole-array float64 copies)."""
     def semantics(inputs, scalar, npdt):
-        return func(inputs[0].astype(np.float64)).astype(npdt)
+        src = inputs[0]
+        if src.dtype.kind != "f" or npdt.kind != "f":
+            return func(src.astype(np.float64)).astype(npdt)
+        with np.errstate(all="ignore"):
+            return func(src, dtype=np.float64, out=np.empty(src.shape, npdt), casting="same_kind")
     return semantics
 
 
-def _rsqrt(x):
-    return 1.0 / np.sqrt(x)
+def _rsqrt(x, dtype=None, out=None, casting="same_kind"):
+    """1 / sqrt(x) in float64 (``dtype`` / ``out`` / ``casting`` as numpy's ufuncs take them)."""
+    root = np.sqrt(x, dtype=np.float64) if dtype is not None else np.sqrt(x)
+    return np.divide(1.0, root, out=out, casting=casting) if out is not None else 1.0 / root
 
 
 def _relu(x):

@@ -121,6 +121,8 @@ class TripVector:
         self.bases = [evaluator_for_base(kc, op) for op in tensors]
         self.raw, self.fix, self.npdt, self.scalar = raw, fix, npdt, scalar
         self.scalar_vars = free_vars(instr.arg("scalar")) if scalar is not None else set()
+        self.scalar_expr = instr.arg("scalar") if scalar is not None else None
+        self.dup_only = len(tensors) == 1 and scalar is not None and fix is None
         self.site, self.align = kc.site, kc.chip.block_bytes
         self.record = (index, static_plans[0])
         self.slots = kc.slots
@@ -188,6 +190,39 @@ class TripVector:
         _records(b, self.record, count)
         b.env[slot] = low + count - 1
         return True
+
+
+    def dup_span(self, b, low: int, count: int, slot: int) -> Optional[tuple]:
+        """For a ``vector_dup`` (one destination, no sources): (start, step, first byte, end byte) of its
+        destination over trips low .. low+count-1, with every trip's checks passed; None when a check would fail
+        or the trips are not independent (the loop then runs trip by trip)."""
+        steps_of = self.runner(slot)
+        if steps_of is None or not self.dup_only:
+            return None
+        op, plan = self.tensors[0], self.plans[0]
+        step = steps_of.keywords["steps"][0]
+        b.env[slot] = low
+        start = self.bases[0](b)
+        if type(start) is not int:
+            return None
+        try:
+            for trip_start in (start, start + (count - 1) * step):
+                check_local(self.site, op, trip_start, plan, self.align, True)
+        except SimulatorError:
+            return None
+        return start, step, (start + plan.first) * op.isz, (start + (count - 1) * step + plan.last + 1) * op.isz
+
+    def dup_write(self, b, start: int, step: int, count: int, values: np.ndarray) -> None:
+        """Write per-(row, trip) scalars ``values`` (float64, rows x trips) into every trip's destination lanes,
+        converted to the destination dtype as the register operand is (numpy's rounding cast)."""
+        plan = self.plans[0]
+        target = _trip_grid(b.views[self.tensors[0].key], None, start, step, count, plan, True)
+        shaped = values.reshape(values.shape + (1,) * (target.ndim - 2))
+        with np.errstate(over="ignore"):
+            if b.rows is None:
+                target[...] = shaped
+            else:
+                target[b.rows] = shaped
 
 
 def evaluator_for_base(kc, op) -> Callable:

@@ -5,7 +5,11 @@ element-granular (no 32-byte alignment) and bounds-checked like every other acce
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable, Optional
+
 from npusim.errors.sim import InvalidOperandError
+from npusim.sim.batch_expr import evaluator_for
 from npusim.sim.dtypes import cast_scalar
 from npusim.sim.expr import evaluator
 from npusim.sim.isa.batch_scalar import sload_batch, sset_batch, sstore_batch
@@ -18,6 +22,24 @@ SSET_OPERANDS = (OperandSpec("dst", "name"), OperandSpec("value", "scalar"))
 SLOAD_OPERANDS = (OperandSpec("dst", "name"), OperandSpec("src", "tensor"))
 SSTORE_OPERANDS = (OperandSpec("dst", "tensor"), OperandSpec("value", "scalar"))
 _ONE = make_strided_plan(1, 1, 0)  # one element: a constant plan, built once
+
+
+@dataclass(frozen=True)
+class ScalarTripOp:
+    """What a loop of scalar instructions needs to run many trips at once (:mod:`npusim.sim.lockstep.
+    scalar_trips`): ``kind`` "sset" / "sload" / "sstore", the register ``slot`` written (sset, sload) and its
+    ``dtype`` (the memory operand's dtype for sstore), the memory operand ``op`` with ``start`` (b -> its element
+    index, :meth:`CompileContext.batch_base`), the kernel's ``value`` expression (sset, sstore) and the trace
+    ``record``."""
+
+    kind: str
+    dtype: str
+    record: tuple
+    site: object
+    slot: Optional[int] = None
+    op: object = None
+    start: Optional[Callable] = None
+    value: object = None
 
 
 def _register(kc: CompileContext, name) -> tuple:
@@ -45,7 +67,8 @@ def compile_sset(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.append(record)
 
     batch = sset_batch(site, instr.arg("value"), kc.slots, slot, dtype, record)
-    return CompiledInstr(_static(kc, spec, "alu"), run, batch=batch)
+    trip = ScalarTripOp("sset", dtype, record, site, slot=slot, value=instr.arg("value"))
+    return CompiledInstr(_static(kc, spec, "alu"), run, batch=batch, extra={"scalar_trip": trip})
 
 
 def compile_sload(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -58,7 +81,9 @@ def compile_sload(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.env[slot] = cast_scalar(view[base].item(), dtype)
         ctx.append(record)
 
-    return CompiledInstr(_static(kc, spec, "mem"), run, batch=sload_batch(kc, src, slot, dtype, record))
+    trip = ScalarTripOp("sload", dtype, record, site, slot=slot, op=src, start=evaluator_for(kc.batch_base(src)))
+    return CompiledInstr(_static(kc, spec, "mem"), run, batch=sload_batch(kc, src, slot, dtype, record),
+                         extra={"scalar_trip": trip})
 
 
 def compile_sstore(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -73,7 +98,10 @@ def compile_sstore(instr, spec, kc: CompileContext) -> CompiledInstr:
         ctx.append(record)
 
     batch = sstore_batch(kc, dst, instr.arg("value"), record)
-    return CompiledInstr(_static(kc, spec, "mem"), run, batch=batch, gm_writes=_gm_writes(dst))
+    trip = ScalarTripOp("sstore", dtype, record, site, op=dst, start=evaluator_for(kc.batch_base(dst)),
+                        value=instr.arg("value"))
+    return CompiledInstr(_static(kc, spec, "mem"), run, batch=batch, gm_writes=_gm_writes(dst),
+                         extra={"scalar_trip": trip})
 
 
 def _gm_writes(op) -> tuple:

@@ -20,6 +20,7 @@ from npusim.sim.batch_expr import compile_batch_expr, evaluator_for
 from npusim.sim.compiler import IfNode, InstrNode
 from npusim.sim.expr import _affine
 from npusim.sim.kernel import BinOp
+from npusim.sim.lockstep.scalar_trips import scalar_trip_runner
 
 #: loops with fewer trips run trip by trip
 MIN_TRIPS = 4
@@ -38,7 +39,7 @@ def trip_runner(loop, slots, body: tuple) -> Optional[Callable]:
     """``run(b, low, high) -> bool`` for a LoopNode (``body``: its batched closures), or None when the loop's
     body is not one of the shapes above.  ``run`` returns False, having done nothing, when it declines."""
     if len(loop.body) != 1:
-        return None
+        return scalar_trip_runner(loop, slots)
     node, slot = loop.body[0], loop.slot
     move = _mover(node, slot)
     if move is not None:

@@ -188,3 +188,36 @@ def test_loops_of_vector_instructions_match_the_reference(chip, monkeypatch):
     kernel = kb.build(inputs=[x], outputs=[], check=False)
     data = (np.random.default_rng(5).standard_normal(4096 * 2) * 3).astype(np.float32)
     _same(kernel, [data], chip, monkeypatch, 2)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("gate", [False, True])
+def test_loops_of_binary_instructions_into_the_destination(chip, gate, monkeypatch):
+    """Loops around vadd / vmax whose trips compute straight into the destination grid: a row read by every trip
+    (step 0, as a broadcast row), in-place accumulation, overflowing and non-finite values (saturated on a chip in
+    saturation mode); with ``gate`` only some blocks run the loops (rows of a batch taking a branch)."""
+    kb = KernelBuilder("trip_binary", chip=get_chip(chip))
+    x = kb.tensor("float32", (4096 * 4,), "GM", "x")
+    ub = kb.tensor("float32", (4096,), "UB", "ub")
+    kb.data_move(ub, x[kb.block_idx * 4096], 0, 1, 512, 0, 0)
+
+    def loops():
+        with kb.for_range(0, 16) as i:                   # rows 1..16 += row 0 (step-0 source)
+            kb.vadd(64, ub[64 + i * 64], ub[64 + i * 64], ub[0], 1, 1, 1, 1, 8, 8, 8)
+        with kb.for_range(0, 8) as i:                    # two repeats per trip, into another region
+            kb.vmax(64, ub[2048 + i * 128], ub[1024 + i * 128], ub[64 + i * 64], 2, 1, 1, 1, 8, 8, 0)
+        with kb.for_range(0, 6) as i:                    # overflow to inf (saturated to max on Ascend910)
+            kb.vmul(64, ub[3072 + i * 64], ub[3072 + i * 64], ub[3072 + i * 64], 1, 1, 1, 1, 8, 8, 8)
+    if gate:
+        with kb.if_scope(kb.block_idx < 2):
+            loops()
+    else:
+        loops()
+    kb.data_move(x[kb.block_idx * 4096], ub, 0, 1, 512, 0, 0)
+    kernel = kb.build(inputs=[x], outputs=[], check=False)
+    data = (np.random.default_rng(6).standard_normal(4096 * 4) * 3).astype(np.float32)
+    data[3072 + 5] = 3e30
+    data[64 * 3 + 1] = np.inf
+    data[64 * 5 + 2] = -np.inf
+    data[4096 + 64 * 4] = np.nan
+    _same(kernel, [data], chip, monkeypatch, 4)

@@ -21,6 +21,7 @@ from npusim.sim.batch_expr import evaluator_for, free_vars
 from npusim.sim.expr import _affine
 from npusim.sim.isa.batch_local import check_local
 from npusim.sim.isa.batch_moves import Side, _even_step, _pattern
+from npusim.sim.isa.saturate import has_nonfinite
 from npusim.sim.lockstep.gm_log import READ
 
 
@@ -169,6 +170,10 @@ class TripVector:
         except SimulatorError:
             return False
         views, rows = b.views, b.rows
+        if self._into_destination(b, starts, steps, count):
+            _records(b, self.record, count)
+            b.env[slot] = low + count - 1
+            return True
         inputs = [_trip_grid(views[op.key], rows, start, step, count, plan, False)
                   for op, start, step, plan in zip(self.tensors[1:], starts[1:], steps[1:], self.plans[1:])]
         inputs = [grid.reshape(grid.shape[0], count, -1) for grid in inputs]     # elements in plan order
@@ -191,6 +196,27 @@ class TripVector:
         b.env[slot] = low + count - 1
         return True
 
+
+    def _into_destination(self, b, starts: list, steps: list, count: int) -> bool:
+        """Every trip's results computed by the instruction's ufunc straight into the destination grid (numpy
+        computes overlapping operands as if from copies, so this is what computing a new array and storing it
+        gives), then saturated in place where a value is not finite; False (nothing done) when the rows are a
+        subset, the instruction has a scalar or no ufunc, or an operand's grid differs in shape from the
+        destination's."""
+        ufunc = getattr(self.raw, "ufunc", None)
+        if ufunc is None or self.scalar is not None or b.rows is not None:
+            return False
+        views = b.views
+        target = _trip_grid(views[self.tensors[0].key], None, starts[0], steps[0], count, self.plans[0], True)
+        grids = [_trip_grid(views[op.key], None, start, step, count, plan, False)
+                 for op, start, step, plan in zip(self.tensors[1:], starts[1:], steps[1:], self.plans[1:])]
+        if any(grid.shape != target.shape for grid in grids):
+            return False
+        with np.errstate(all="ignore"):
+            ufunc(*grids, out=target)
+            if self.fix is not None and has_nonfinite(target):
+                target[...] = self.fix(target)
+        return True
 
     def dup_span(self, b, low: int, count: int, slot: int) -> Optional[tuple]:
         """For a ``vector_dup`` (one destination, no sources): (start, step, first byte, end byte) of its

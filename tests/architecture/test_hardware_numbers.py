@@ -48,6 +48,8 @@ ALLOWED = {
     "npusim/custom/backends/tbe.py:BUILT_ENTRIES:256": "a cache capacity (built TBE kernels kept), not hardware",
     "npusim/sim/isa/batch_moves.py:COPY_SLICE_BYTES:named": "the host cache block of the simulator's batched "
                                                             "copies (64 KiB slices), not hardware",
+    "npusim/sim/isa/dup_reduce.py:TREE_SLICE_BYTES:named": "the host cache block of the simulator's vcadd trees "
+                                                           "(512 KiB slices), not hardware",
     "npusim/sim/memory.py:POISON_BYTE:255": "the fill byte of fresh local memory (0xFF: NaN / -1), a debugging "
                                             "pattern, not hardware",
     "npusim/sim/memory.py:ARENA_POOL_LIMIT_BYTES:64": "host memory the simulator keeps pooled (64 MiB), not "

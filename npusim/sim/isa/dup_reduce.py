@@ -27,6 +27,9 @@ from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSp
 from npusim.sim.isa.vector import (VectorShape, check_static_access, compile_elementwise, compile_stride, lanes_for,
                                    locate)
 
+#: a vcadd tree over more than twice this many bytes runs in slices of about this size (host cache blocking)
+TREE_SLICE_BYTES = 1 << 19
+
 DUP_OPERANDS = (OperandSpec("mask", "mask"), OperandSpec("dst", "tensor"), OperandSpec("scalar", "scalar"),
                 OperandSpec("repeat_times", "int"), OperandSpec("dst_blk_stride", "int", 1),
                 OperandSpec("dst_rep_stride", "int", 8))
@@ -49,10 +52,22 @@ def _tree_sum(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
     change, and the results are the saturated tree's; otherwise the tree runs again level by level with ``fix``.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        plain = _tree_levels(values, npdt, None).reshape(-1)
+        plain = _tree_in_slices(values, npdt)
         if fix is None or not has_nonfinite(plain):
             return plain
         return _tree_levels(values, npdt, fix).reshape(-1)
+
+
+def _tree_in_slices(values: np.ndarray, npdt: np.dtype) -> np.ndarray:
+    """:func:`_tree_levels` without ``fix``, flattened, over slices of the leading axis of about TREE_SLICE_BYTES
+    at a time when the data are large (each slice's levels then stay in the host's cache)."""
+    if values.ndim < 2 or values.nbytes <= 2 * TREE_SLICE_BYTES:
+        return _tree_levels(values, npdt, None).reshape(-1)
+    per_slice = max(1, TREE_SLICE_BYTES // max(1, values[0].nbytes))
+    out = np.empty(values.shape[:-1], dtype=npdt)
+    for first in range(0, values.shape[0], per_slice):
+        out[first:first + per_slice] = _tree_levels(values[first:first + per_slice], npdt, None)
+    return out.reshape(-1)
 
 
 def _tree_levels(level: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:

@@ -222,6 +222,7 @@ class KernelBuilder:
         self._stack: list = [[]]
         self._counter = 0
         self._names: set = {BLOCK_IDX}
+        self.on_emit = None         # called with every Instr emit() appends (front ends note its source line)
 
     # -- declarations -------------------------------------------------------------------------------------------
     @property
@@ -342,6 +343,8 @@ class KernelBuilder:
         instr = Instr(opcode, tuple((op.name, _operand(opcode, op, bound[op.name])) for op in spec.operands
                                     if op.name in bound))
         self._stack[-1].append(instr)
+        if self.on_emit is not None:
+            self.on_emit(instr)
         return instr
 
     def __getattr__(self, opcode: str):

@@ -113,12 +113,15 @@ def _check_declarations(kernel: Kernel, chip) -> SlotMap:
     return slots
 
 
-def compile_kernel(kernel: Kernel, chip, caches) -> CompiledKernel:
+def compile_kernel(kernel: Kernel, chip, caches, step_hook=None) -> CompiledKernel:
     """Validate and compile ``kernel`` for ``chip`` (not cached itself: use :func:`compile_for`); ``caches``
-    (SimCaches) supplies the plan and tvm_call program caches instructions use."""
+    (SimCaches) supplies the plan and tvm_call program caches instructions use.  ``step_hook(ctx, index)``, when
+    given, runs before every instruction of a block run (debuggers: TIK's tikdb); such a compile is for the
+    block-by-block executor only and is never cached."""
     slots = _check_declarations(kernel, chip)
     view_keys, uses = set(), {}
     kc = CompileContext(kernel, chip, slots, view_keys, uses, caches)
+    kc.step_hook = step_hook
     statics = []
     body, tree = _compile_body(kernel.body, kc, statics, [0])
     uses_cube = any(s.pipe == "M" for s in statics) or any(b.scope.startswith("L0") for b in kernel.buffers)
@@ -133,7 +136,7 @@ def _compile_body(stmts, kc: CompileContext, statics: list, counter: list) -> tu
             instr = _compile_instr(stmt, kc, counter[0])
             counter[0] += 1
             statics.append(instr.static)
-            compiled.append(instr.run)
+            compiled.append(instr.run if kc.step_hook is None else _stepped(instr.run, kc.step_hook, counter[0] - 1))
             nodes.append(InstrNode(instr))
         elif isinstance(stmt, Loop):
             run, node = _compile_loop(stmt, kc, statics, counter)
@@ -146,6 +149,14 @@ def _compile_body(stmts, kc: CompileContext, statics: list, counter: list) -> tu
         else:
             raise InvalidOperandError(f"not a statement: {stmt!r}", kernel=kc.kernel.name)
     return tuple(compiled), tuple(nodes)
+
+
+def _stepped(run, hook, index: int):
+    """``run`` preceded by ``hook(ctx, index)``."""
+    def stepped(ctx):
+        hook(ctx, index)
+        run(ctx)
+    return stepped
 
 
 def _compile_instr(instr: Instr, kc: CompileContext, index: int):

@@ -25,7 +25,7 @@ import numpy as np
 from npusim.errors.sim import DeviceMemoryError, InvalidOperandError
 from npusim.sim import executor
 from npusim.sim.chip import Chip
-from npusim.sim.compiler import compile_for
+from npusim.sim.compiler import compile_for, compile_kernel
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.geometry import BLOCK_DIM_MAX
 from npusim.sim.kernel import Kernel
@@ -198,6 +198,29 @@ class Device:
         """Launch on the default stream and synchronize."""
         record = self.launch(kernel, args, block_dim, block_order=block_order)
         self.synchronize()
+        return record
+
+    def debug_run(self, kernel: Kernel, args: Sequence, hook_for, block_dim: Optional[int] = None) -> LaunchRecord:
+        """Run ``kernel`` now, block after block, calling a step hook ``hook(ctx, index)`` before every
+        instruction: ``hook_for(compiled)`` makes it from the compiled kernel (its ``slots`` name the variables).
+        The hook sees the block's variables and registers in ``ctx.env``, its memories through ``ctx.views`` and
+        ``ctx.core_memory``; ``index`` is the instruction's pre-order index.  The kernel is compiled afresh for
+        this run (never cached); queued work is finished first.  An exception the hook raises ends the run and
+        propagates."""
+        self.synchronize()
+        block_dim = int(kernel.block_dim if block_dim is None else block_dim)
+        if not 1 <= block_dim <= BLOCK_DIM_MAX:
+            raise InvalidOperandError(f"block_dim {block_dim} outside [1, {BLOCK_DIM_MAX}]", kernel=kernel.name)
+        hooks: list = []
+        compiled = compile_kernel(kernel, self.chip, self._caches, step_hook=lambda ctx, i: hooks[0](ctx, i))
+        hooks.append(hook_for(compiled))
+        gm_args, scalar_args = self._bind(kernel, list(args))
+        for index, param in enumerate(kernel.params):
+            if param.atomic_clean and index in gm_args:
+                gm_args[index].data[:_declared_bytes(param, gm_args[index].data.size)] = 0
+        record = LaunchRecord(kernel, self.chip, block_dim)
+        record.trace = executor.run(compiled, gm_args, scalar_args, block_dim, self.fill_byte, None,
+                                    self._caches.arenas, mode="reference")
         return record
 
     def synchronize(self) -> None:

@@ -48,6 +48,9 @@ class Tik(VectorMixin, CmpSelMixin, MoveMixin, MissingMixin):
         self._block_num = 1
         self._threads: list = []       # thread_num of the open for_range loops, innermost last
         self._loop_vars: list = []     # their loop variables
+        from te_compat.tik.stepping import SourceLines
+        self.sources = SourceLines()     # each instruction's line in the user's code (tikdb breakpoints)
+        self._kb.on_emit = self.sources.note
         self.buffered: dict = {}       # loop var of a thread_num >= 2 loop -> local buffers declared in its body
         self.built = None
         from te_compat.tik.debug import Tikdb

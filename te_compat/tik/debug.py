@@ -7,18 +7,21 @@ start as random bytes from a fixed seed (repeatable runs; local memory starts as
 errors come back as TIK's: an access out of its buffer raises TikAccessViolationError ("Memory out of range ...
 AccessViolation: ..."), a Scalar read before any write TikUninitializedScalarError ("found uninitialized Scalar").
 
-``interactive=True`` offers a small prompt before and after the run when stdin is a terminal (``c`` run /
-continue, ``p NAME`` print an input or output, ``q`` quit); otherwise it says so and runs through, so it never
-hangs a non-interactive run.  Breakpoints and single-stepping are not modelled.
+``interactive=True`` on a terminal runs the kernel under the debugger of :mod:`te_compat.tik.stepping`
+(breakpoints at source lines, single steps, printing tensors and Scalars of the running block, quit), then offers
+the prompt once more with the outputs; without a terminal it says so and runs through, so it never hangs a
+non-interactive run.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import numpy as np
 
 from npusim.errors import InvalidOperandError, OutOfBoundsError
 from npusim.errors.tik import TikAccessViolationError, TikDebugError, TikUninitializedScalarError
+from te_compat.tik import stepping
 
 SEED = 20190701  # the fixed seed of the random bytes unfed buffers start with (repeatable debug runs)
 
@@ -36,14 +39,25 @@ class Tikdb:
         if built is None:
             raise TikDebugError("start_debug should be called after BuildCCE")
         values = check_feed(built.args, feed_dict)
-        state = {"outputs": None, "feed": dict(feed_dict)}
-        if interactive and not _prompt(self._tik, built, state, before=True):
+        read = stepping.terminal_reader() if interactive else None
+        if interactive and read is None:
+            print("tikdb: stdin is not a terminal, running without the interactive prompt", file=sys.stderr)
+        debugger = None
+        if read is not None:
+            debugger = stepping.Debugger(built.kernel, self._tik.sources.by_index(built.kernel), dict(feed_dict),
+                                         read)
+            debugger.write(f"tikdb: {built.kernel.name}, {built.kernel.block_dim} block(s); {stepping.HELP}")
+        try:
+            outputs, hidden = run_kernel(self._tik.runtime, built.kernel, built.args, values, debugger)
+        except stepping.QuitDebugging:
             return []
-        state["outputs"], hidden = run_kernel(self._tik.runtime, built.kernel, built.args, values)
         self._tik.prints.report(hidden, built.kernel.block_dim, sys.stdout)
-        if interactive:
-            _prompt(self._tik, built, state, before=False)
-        return state["outputs"]
+        if debugger is not None:
+            debugger.feed.update({a.name: out for a, out in zip([a for a in built.args if a.output], outputs)})
+            debugger.write("tikdb: the run has finished (p NAME prints an output)")
+            with contextlib.suppress(stepping.QuitDebugging):
+                debugger.prompt(None, None)
+        return outputs
 
     def debug_print(self, expr):
         """TIK ``tikdb.debug_print(expr)``: print the value of a Scalar / Expr (or a text) each time the kernel
@@ -92,10 +106,10 @@ def _scalar(arg, value):
     return float(value)
 
 
-def run_kernel(runtime, kernel, args, values: dict) -> list:
-    """Launch ``kernel`` on ``runtime``'s device with the fed inputs; outputs and workspaces start as seeded
-    random bytes.  Returns the outputs and the debugger's hidden workspaces by name (TIK's run-time errors
-    translated)."""
+def run_kernel(runtime, kernel, args, values: dict, debugger=None) -> list:
+    """Launch ``kernel`` on ``runtime``'s device with the fed inputs (under ``debugger``, a
+    :class:`~te_compat.tik.stepping.Debugger`, when given); outputs and workspaces start as seeded random bytes.
+    Returns the outputs and the debugger's hidden workspaces by name (TIK's run-time errors translated)."""
     from te_compat.tik.debug_print import HIDDEN
     device = runtime.device
     rng = np.random.default_rng(SEED)
@@ -119,8 +133,11 @@ def run_kernel(runtime, kernel, args, values: dict) -> list:
             allocated.append(ptr)
             launch_args.append(ptr)
         try:
-            device.launch(kernel, launch_args)
-            device.synchronize()
+            if debugger is None:
+                device.launch(kernel, launch_args)
+                device.synchronize()
+            else:
+                device.debug_run(kernel, launch_args, debugger.attach)
         except OutOfBoundsError as exc:
             raise TikAccessViolationError(f"Memory out of range: {exc}\nAccessViolation: {exc}") from exc
         except InvalidOperandError as exc:
@@ -132,37 +149,6 @@ def run_kernel(runtime, kernel, args, values: dict) -> list:
     finally:
         for ptr in allocated:
             device.free(ptr)
-
-
-def _prompt(tik, built, state, before: bool) -> bool:
-    """The interactive prompt; False when the user quits.  Without a terminal: a note, then run through."""
-    if not sys.stdin.isatty():
-        if before:
-            print("tikdb: stdin is not a terminal, running without the interactive prompt", file=sys.stderr)
-        return True
-    names = [a.name for a in built.args]
-    while True:
-        try:
-            line = input("(tikdb) ").strip()
-        except EOFError:
-            return True
-        if line in ("c", "continue", ""):
-            return True
-        if line in ("q", "quit"):
-            return False
-        if line.startswith("p "):
-            print(_lookup(built, state, line[2:].strip(), names))
-            continue
-        print("commands: c (run / continue), p NAME (print an input, or an output after the run), q (quit)")
-
-
-def _lookup(built, state, name: str, names: list):
-    if name in state["feed"]:
-        return state["feed"][name]
-    outs = [a.name for a in built.args if a.output]
-    if name in outs and state["outputs"] is not None:
-        return state["outputs"][outs.index(name)]
-    return f"no value for {name!r} here (known: {', '.join(names)})"
 
 
 __all__ = ["Tikdb", "check_feed", "run_kernel"]

@@ -52,6 +52,7 @@ class CompileContext:
         self.slots = slots
         self.view_keys = view_keys
         self.uses = uses  # scope -> highest byte touched by declared buffers that instructions reference
+        self.step_hook = None  # compiler: called before every instruction of a block run (debuggers)
         self.buffers = {b.name: b for b in kernel.buffers}
         self.params = {p.name: (i, p) for i, p in enumerate(kernel.params)}
         self.site: Optional[Site] = None

@@ -155,6 +155,8 @@ class OpTestSession:
         from npusim.sim.profiler import profile
         attrs = CallAttrs(tuple(a.name for a in case.attrs), tuple(a.value for a in case.attrs))
         backend = self._backend(resolved, case)
+        if hasattr(backend, "stated_layouts"):     # TBE / TIK impls see the case's formats, as msopst passes them
+            backend.stated_layouts = case_layouts(case)
         shapes = [tuple(t.shape) for t in case.outputs]
         dtypes = [t.dtype for t in case.outputs]
         with profile(runtime) as session:
@@ -244,6 +246,29 @@ def load_golden_module(path: str):
         with contextlib.suppress(ValueError):
             sys.path.remove(str(Path(path).parent))
     return module
+
+
+@dataclass(frozen=True)
+class StatedLayout:
+    """A tensor's format as an op test case states it: the data already have ``format`` and ``shape``
+    (``given``: no TransData around the kernel); the impl's dict shows the four fields."""
+
+    format: str
+    shape: tuple
+    ori_shape: tuple
+    ori_format: str
+    given: bool = True
+
+
+def _stated(desc) -> StatedLayout:
+    shape = tuple(int(d) for d in desc.shape)
+    ori_shape = tuple(int(d) for d in desc.ori_shape) if desc.ori_shape else shape
+    return StatedLayout(desc.format or "ND", shape, ori_shape, desc.ori_format or desc.format or "ND")
+
+
+def case_layouts(case) -> tuple:
+    """(inputs, outputs) :class:`StatedLayout` of a case's tensors, for the TBE backend's impl dicts."""
+    return [_stated(t) for t in case.inputs], [_stated(t) for t in case.outputs]
 
 
 def _make_backend(resolved, case, runtime):

@@ -86,6 +86,16 @@ def _dtype_fits(kernel_dtype: str, declared: str) -> bool:
     return kernel_dtype == declared or (declared == "bool" and kernel_dtype in _BYTE_DTYPES)
 
 
+def _converts(layout) -> bool:
+    """Whether a tensor's layout needs a TransData around the kernel (a dtype_format row's format; not a format
+    the caller states its data already have)."""
+    return layout is not None and not getattr(layout, "given", False)
+
+
+def _given(layouts) -> bool:
+    return any(getattr(lay, "given", False) for side in layouts for lay in side)
+
+
 def _pick_json(directory: Path, kernel_name: str):
     """The kernel JSON of a build directory: ``<kernel_name>.json``, else the only one; None if none/ambiguous."""
     wanted = directory / f"{kernel_name}.json"
@@ -108,6 +118,7 @@ class TbeBackend(Backend):
                               f"{type(desc.func).__name__}")
         self.source_digest = source_digest(desc.func, self.runtime.resource(ROOTS_RESOURCE, system_roots))
         self.impl_calls = 0  # how many times the impl function ran (builds), for tests and diagnostics
+        self.stated_layouts = None  # (inputs, outputs) layouts with ``given`` set, for the next calls (op tests)
 
     # ---- per call ----------------------------------------------------------------------------------------------
     def launch(self, inputs: list[np.ndarray], attrs: CallAttrs, out_shapes: list[tuple],
@@ -123,6 +134,8 @@ class TbeBackend(Backend):
         key = (self.source_digest, tuple((a.shape, a.dtype.name) for a in arrays),
                tuple(tuple(int(d) for d in s) for s in out_shapes), tuple(out_dtypes), attrs.names,
                repr(attrs.values), runtime.target.key, const_signature(self.desc.reg_info, arrays, self.desc.name))
+        if _given(layouts):     # formats a caller states (op test cases) are part of what the impl builds for
+            key += (repr(layouts),)
         cache = runtime.cache(BUILT_CACHE, BUILT_ENTRIES)
         built = cache.get(key)
         if built is None:
@@ -130,15 +143,19 @@ class TbeBackend(Backend):
         # MindSpore's TransData around the kernel (trans_data kernels on the device: they show in a profile):
         # inputs into the row's formats, outputs back to the caller's shapes
         from te_compat.cube.trans_data import run_trans_data
-        kernel_inputs = [run_trans_data(a, lay.format, True, lay.ori_shape, runtime) if lay else a
+        kernel_inputs = [run_trans_data(a, lay.format, True, lay.ori_shape, runtime) if _converts(lay) else a
                          for a, lay in zip(arrays, layouts[0])]
         results = built.run(*self._fit_inputs(built, kernel_inputs), runtime=runtime)
-        results = [run_trans_data(r, lay.format, False, lay.ori_shape, runtime) if lay else r
+        results = [run_trans_data(r, lay.format, False, lay.ori_shape, runtime) if _converts(lay) else r
                    for r, lay in zip(results, layouts[1])]
         return self._match_outputs(built, results, out_shapes, out_dtypes)
 
     def _layouts(self, arrays, out_shapes, out_dtypes) -> tuple:
-        """(per input, per output) the non-default formats of the dtype_format row this call selects."""
+        """(per input, per output) the non-default formats of the dtype_format row this call selects, or the
+        layouts a caller states for this call (``stated_layouts``: op test cases, whose data already have the
+        case's formats)."""
+        if self.stated_layouts is not None:
+            return self.stated_layouts
         reg = self.desc.reg_info
         rows = (reg or {}).get("dtype_format") or ()
         if all(is_default(col[1]) for row in rows for col in row):   # no row asks for a format: nothing to select

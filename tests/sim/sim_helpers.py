@@ -102,3 +102,26 @@ def unpack_c(c, m, n):
     """C from L0C's zN fractal layout [N1, M1, 16, 16] back to (m x n)."""
     n1, m1 = c.shape[:2]
     return c.transpose(1, 2, 0, 3).reshape(m1 * 16, n1 * 16)[:m, :n]
+
+
+def run_mode(kernel, arrays, chip, mode, monkeypatch, block_dim):
+    """Run ``kernel`` on fresh copies' device memory with the executor in ``mode`` ("lockstep" raises instead of
+    falling back, "reference" runs block by block): (GM arrays after the run, per-block trace records)."""
+    from npusim.sim import executor
+    monkeypatch.setattr(executor, "DEFAULT_MODE", mode)
+    device = Device(get_chip(chip))
+    ptrs = [device.to_device(a) for a in arrays]
+    record = device.run(kernel, ptrs, block_dim=block_dim)
+    out = [device.from_device(p, a.shape, a.dtype) for p, a in zip(ptrs, arrays)]
+    return out, [(b.block, b.core, list(b.records)) for b in record.trace.blocks]
+
+
+def same_as_reference(kernel, arrays, chip, monkeypatch, block_dim):
+    """Run in lockstep and block by block; GM bytes and per-block traces must be identical.  Returns the
+    reference's GM arrays."""
+    fast, fast_trace = run_mode(kernel, [a.copy() for a in arrays], chip, "lockstep", monkeypatch, block_dim)
+    ref, ref_trace = run_mode(kernel, [a.copy() for a in arrays], chip, "reference", monkeypatch, block_dim)
+    for a, b in zip(fast, ref):
+        assert a.tobytes() == b.tobytes()
+    assert fast_trace == ref_trace
+    return ref

@@ -9,28 +9,10 @@ import numpy as np
 import pytest
 
 from npusim.errors.sim import SimulatorError
-from npusim.sim import Device, KernelBuilder, get_chip
-from npusim.sim import executor
+from npusim.sim import KernelBuilder, get_chip
+from sim_helpers import run_mode as _run, same_as_reference as _same
 
 CHIPS = ("Ascend910", "Ascend910B1")     # saturation mode, inf_nan mode
-
-
-def _run(kernel, arrays, chip, mode, monkeypatch, block_dim):
-    monkeypatch.setattr(executor, "DEFAULT_MODE", mode)
-    device = Device(get_chip(chip))
-    ptrs = [device.to_device(a) for a in arrays]
-    record = device.run(kernel, ptrs, block_dim=block_dim)
-    out = [device.from_device(p, a.shape, a.dtype) for p, a in zip(ptrs, arrays)]
-    return out, [(b.block, b.core, list(b.records)) for b in record.trace.blocks]
-
-
-def _same(kernel, arrays, chip, monkeypatch, block_dim):
-    fast, fast_trace = _run(kernel, [a.copy() for a in arrays], chip, "lockstep", monkeypatch, block_dim)
-    ref, ref_trace = _run(kernel, [a.copy() for a in arrays], chip, "reference", monkeypatch, block_dim)
-    for a, b in zip(fast, ref):
-        assert a.tobytes() == b.tobytes()
-    assert fast_trace == ref_trace
-    return ref
 
 
 def _gather_kernel(rows: int, block_dim: int, tail: bool, chip: str):

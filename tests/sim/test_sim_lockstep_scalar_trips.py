@@ -10,23 +10,18 @@ import numpy as np
 import pytest
 
 from npusim.errors.sim import SimulatorError
-from npusim.sim import Device, KernelBuilder, get_chip
-from npusim.sim import executor
+from npusim.sim import KernelBuilder, get_chip
 from npusim.sim.builder import E
 from npusim.sim.kernel import BinOp
 from npusim.sim.lockstep import scalar_trips
+from sim_helpers import run_mode as _run, same_as_reference
 
 CHIPS = ("Ascend910", "Ascend910B1")     # saturation mode, inf_nan mode
 ROWS, WIDTH, BLOCKS = 12, 8, 4
 
 
-def _run(kernel, arrays, chip, mode, monkeypatch, block_dim):
-    monkeypatch.setattr(executor, "DEFAULT_MODE", mode)
-    device = Device(get_chip(chip))
-    ptrs = [device.to_device(a) for a in arrays]
-    record = device.run(kernel, ptrs, block_dim=block_dim)
-    out = [device.from_device(p, a.shape, a.dtype) for p, a in zip(ptrs, arrays)]
-    return out, [(b.block, b.core, list(b.records)) for b in record.trace.blocks]
+def _same(kernel, arrays, chip, monkeypatch, block_dim=BLOCKS):
+    return same_as_reference(kernel, arrays, chip, monkeypatch, block_dim)
 
 
 @pytest.fixture
@@ -41,15 +36,6 @@ def fast_runs(monkeypatch):
         return done
     monkeypatch.setattr(scalar_trips._Runner, "run", counting)
     return taken
-
-
-def _same(kernel, arrays, chip, monkeypatch, block_dim=BLOCKS):
-    fast, fast_trace = _run(kernel, [a.copy() for a in arrays], chip, "lockstep", monkeypatch, block_dim)
-    ref, ref_trace = _run(kernel, [a.copy() for a in arrays], chip, "reference", monkeypatch, block_dim)
-    for a, b in zip(fast, ref):
-        assert a.tobytes() == b.tobytes()
-    assert fast_trace == ref_trace
-    return ref
 
 
 def _row_kernel(chip: str, dtype: str, op: str, swap: bool = False, gate: bool = False):

@@ -156,9 +156,9 @@ def gm_read(view, starts: np.ndarray, geometry: tuple) -> np.ndarray:
                                                                                           burst_bytes)
 
 
-def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, modes: list) -> None:
-    """Store (or atomically combine, per row ``modes``) rows x bytes into GM at each row's start, in block order
-    where rows meet; the overwritten bytes are saved for an undo."""
+def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, modes: list, param: int) -> None:
+    """Store (or atomically combine, per row ``modes``) rows x bytes into GM parameter ``param`` at each row's
+    start, in block order where rows meet; the overwritten bytes are saved for an undo where it needs them."""
     nburst, burst_bytes, pitch = geometry
     span = (nburst - 1) * pitch + burst_bytes
     count = starts.size
@@ -166,7 +166,7 @@ def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, mod
     rows = _gm_rows(view, starts, geometry, True)
     apart = rows is not None and (count == 1 or int(starts[1] - starts[0]) >= span)
     if apart and all(m is modes[0] for m in modes):
-        b.gm.save(rows, Ellipsis)
+        b.gm.save(param, rows, Ellipsis)
         if modes[0] is None:
             copy_bursts(rows, data3)
         else:
@@ -175,7 +175,7 @@ def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, mod
     pattern = _pattern(nburst, burst_bytes, pitch)
     for i in range(count):
         index = pattern + int(starts[i])
-        b.gm.save(view, index)
+        b.gm.save(param, view, index)
         if modes[i] is None:
             view[index] = data3[i].reshape(-1)
         else:
@@ -225,7 +225,7 @@ def _write(b, side: Side, param, start, geometry: tuple, data) -> None:
     modes = b.atomic_modes()
     if param in b.gm.tracked:
         _log_bursts(b, param, starts, geometry, ATOMIC if all(m is not None for m in modes) else WRITE)
-    gm_write(b, view, starts, geometry, data, modes)
+    gm_write(b, view, starts, geometry, data, modes, param)
 
 
 def _log_bursts(b, param: int, starts: np.ndarray, geometry: tuple, kind: int) -> None:

@@ -133,7 +133,7 @@ def sstore_batch(kc, dst, value_expr, record) -> Callable:
         else:
             target = index if isinstance(index, np.ndarray) else np.full(b.active_count(), index)
             _log(b, index_of, dst.isz, target, WRITE)
-            b.gm.save(view, target)
+            b.gm.save(index_of, view, target)
             values = value if isinstance(value, np.ndarray) else [value] * target.size
             for position, item in zip(target.tolist(), values):     # in block order where blocks meet
                 view[position] = item

@@ -22,11 +22,13 @@ EXACT_LIMIT = 3000
 
 class GmLog:
     """GM accesses and overwritten bytes of one lockstep launch.  ``addresses``: param index -> host address of
-    its binding; ``tracked``: indices whose accesses are logged."""
+    its binding; ``tracked``: indices whose accesses are logged; ``restore``: indices whose overwritten bytes are
+    saved for an undo (see :func:`npusim.sim.lockstep.runner.restore_set`)."""
 
-    def __init__(self, addresses: dict, tracked: frozenset):
+    def __init__(self, addresses: dict, tracked: frozenset, restore: frozenset = frozenset()):
         self.addresses = addresses
         self.tracked = tracked
+        self.restore = restore
         self.events: list = []
         self.undo: list = []
         self.time = 0
@@ -38,9 +40,11 @@ class GmLog:
         base = self.addresses[index]
         self.events.append((self.time, bids, base + lo_bytes, base + hi_bytes, kind))
 
-    def save(self, view: np.ndarray, index) -> None:
-        """Remember ``view[index]`` before it is overwritten (``index``: a slice, an index array or a tuple)."""
-        self.undo.append((view, index, np.array(view[index], copy=True)))
+    def save(self, param: int, view: np.ndarray, index) -> None:
+        """Remember ``view[index]`` of parameter ``param`` before it is overwritten (``index``: a slice, an index
+        array or a tuple), when ``param`` is one whose bytes an undo must put back."""
+        if param in self.restore:
+            self.undo.append((view, index, np.array(view[index], copy=True)))
 
     def rollback(self) -> None:
         """Put back every byte the batch overwrote, newest first."""

@@ -2,7 +2,8 @@
 
 A wave of ``n`` blocks has ``n`` rows; waves run one after another, and row ``r`` of every wave is core ``r``, so
 a block still sees the local memory its core's previous block left.  The batch must reproduce the block-by-block
-run byte for byte; it gives up (raises, after restoring every GM byte it wrote) whenever it cannot be sure:
+run byte for byte; it gives up (raises, after restoring the GM bytes it overwrote in every tensor the kernel may
+read: :func:`restore_set`) whenever it cannot be sure:
 
 * an instruction raised (the block-by-block run then raises the same error at the same place);
 * a ``wait_flag`` no ``set_flag`` answered (a hang, reported by the block-by-block run);
@@ -18,6 +19,7 @@ import numpy as np
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import UNSET
 from npusim.sim.isa.context import GM
+from npusim.sim.kernel import BufRef
 from npusim.sim.lockstep.context import BatchContext, BatchFallback, CoreRegisters
 from npusim.sim.lockstep.gm_log import GmLog
 from npusim.sim.lockstep.program import build_program
@@ -26,13 +28,53 @@ from npusim.sim.trace import BlockTrace
 ARENA_ALIGN_BYTES = 64     # per-row arena sizes are multiples of this (every dtype's itemsize divides it)
 
 
+#: instructions whose ``dst`` operand is a plain store into GM (any other mention of a GM parameter may read it)
+_GM_STORES = frozenset({"data_move", "sstore"})
+
+
 def program_for(compiled):
-    """(batched program or None, GM parameter indices the kernel may write), derived once per compiled kernel."""
+    """(batched program or None, GM parameter indices the kernel may write, indices it may read, whether it
+    accumulates atomically), derived once per compiled kernel."""
     found = compiled.derived.get("lockstep")
     if found is None:
         writes = frozenset(i for instr in _instrs(compiled.tree) for i in instr.gm_writes)
-        found = compiled.derived["lockstep"] = (build_program(compiled), writes)
+        reads, atomic = _gm_reads(compiled.kernel)
+        found = compiled.derived["lockstep"] = (build_program(compiled), writes, reads, atomic)
     return found
+
+
+def _gm_reads(kernel) -> tuple:
+    """(indices of the GM parameters some operand other than a plain store's ``dst`` mentions, whether any
+    instruction switches on atomic accumulation)."""
+    index_of = {p.name: i for i, p in enumerate(kernel.params) if p.kind != "scalar"}
+    reads, atomic = set(), False
+    for _, instr in kernel.instructions():
+        atomic |= instr.opcode.startswith("set_atomic_") and instr.opcode != "set_atomic_none"
+        for name, value in instr.args:
+            for ref in _bufrefs(value):
+                if ref.buffer in index_of and not (name == "dst" and instr.opcode in _GM_STORES):
+                    reads.add(index_of[ref.buffer])
+    return frozenset(reads), atomic
+
+
+def _bufrefs(value):
+    if isinstance(value, BufRef):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _bufrefs(item)
+
+
+def restore_set(ranges: dict, writes: frozenset, reads: frozenset, atomic: bool) -> frozenset:
+    """The written GM parameters whose overwritten bytes an undo must put back: those the kernel may also read
+    (directly, or through a binding that shares bytes with one it reads), and all of them when it accumulates
+    atomically.  A parameter the kernel only stores into needs no undo: the block-by-block run that follows a
+    give-up stores the same values into the same bytes (GM it reads is restored, so it computes what the batch
+    did); after a launch that raised, such an output may also hold what blocks the batch ran ahead wrote, as on a
+    chip whose other cores went on."""
+    read_ranges = [ranges[i] for i in reads if i in ranges]
+    return frozenset(w for w in writes if w in ranges and (
+        atomic or w in reads or any(lo < ranges[w][1] and ranges[w][0] < hi for lo, hi in read_ranges)))
 
 
 def _instrs(nodes):
@@ -49,12 +91,12 @@ def _instrs(nodes):
 def run_lockstep(compiled, gm_args: dict, scalar_args: dict, block_dim: int, num_cores: int, fill_byte: int,
                  arenas, gm_views: dict, gm_hi: dict) -> list:
     """The launch's BlockTraces in block order, or BatchFallback (GM restored) when it cannot run in lockstep."""
-    program, writes = program_for(compiled)
+    program, writes, reads, atomic = program_for(compiled)
     if program is None:
         raise BatchFallback(f"kernel {compiled.kernel.name} has an instruction without a batched form")
     width = min(block_dim, num_cores)
     memory = _WaveMemory(compiled, width, fill_byte, arenas)
-    gm = _gm_log(gm_args, writes)
+    gm = _gm_log(gm_args, writes, reads, atomic)
     cores = [CoreRegisters() for _ in range(width)]
     template = _template(compiled, scalar_args)
     blocks = []
@@ -96,7 +138,7 @@ def _template(compiled, scalar_args: dict) -> list:
     return template
 
 
-def _gm_log(gm_args: dict, writes: frozenset) -> GmLog:
+def _gm_log(gm_args: dict, writes: frozenset, reads: frozenset, atomic: bool) -> GmLog:
     addresses, ranges = {}, {}
     for index, binding in gm_args.items():
         address = binding.data.__array_interface__["data"][0]
@@ -104,7 +146,7 @@ def _gm_log(gm_args: dict, writes: frozenset) -> GmLog:
         ranges[index] = (address, address + binding.data.size)
     written = [ranges[i] for i in writes if i in ranges]
     tracked = frozenset(i for i, (lo, hi) in ranges.items() if any(lo < w_hi and w_lo < hi for w_lo, w_hi in written))
-    return GmLog(addresses, tracked)
+    return GmLog(addresses, tracked, restore_set(ranges, writes, reads, atomic))
 
 
 class _WaveMemory:

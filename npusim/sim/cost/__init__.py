@@ -22,6 +22,9 @@ number comes from the chip YAML, which names its source):
   drain for p when work was outstanding); ``pipe_barrier(ALL)`` makes S wait for every pipe.  A wait that can
   never be answered raises SyncError.
 * A core runs its blocks back to back; the kernel takes as long as its slowest core.
+
+What depends only on the chip or the kernel (pipe order, each instruction's descriptor, static footprints) is built
+once and reused across launches (:mod:`~npusim.sim.cost.tables`), so a launch pays only for its own records.
 """
 from npusim.sim.cost.launch import estimate
 from npusim.sim.cost.report import CoreTimeline, CostReport

@@ -10,7 +10,7 @@ import bisect
 from collections import deque
 
 from npusim.errors.sim import SyncError
-from npusim.sim.cost.ops import (BARRIER, BARRIER_ALL, MOVE, NOP, PROGRAM, SCALAR, SET_FLAG, VECTOR, WAIT_FLAG,
+from npusim.sim.cost.ops import (BARRIER_ALL, CUBE, MOVE, NOP, PROGRAM, SCALAR, SET_FLAG, VECTOR, WAIT_FLAG,
                                  cube_tiles)
 
 
@@ -53,74 +53,120 @@ class PortCalendar:
 class CoreSim:
     """Simulates one core's blocks in the order it ran them."""
 
-    def __init__(self, trace, chip, ops: list, names: tuple, footprints, hbm_share: float, port: bool):
-        self.trace, self.chip, self.ops, self.names = trace, chip, ops, names
-        self.index = {name: i for i, name in enumerate(names)}
-        count = len(names)
-        self.free = [0.0] * count
-        self.done = [0.0] * count
-        self.queues = [deque() for _ in names]
-        self.intervals = [[] for _ in names]
-        self.inflight = [deque() for _ in names]
-        self.dependence = [chip.dependence_latency.get(name, 0.0) for name in names]
-        self.may_depend = footprints.may_depend if footprints is not None else None
+    __slots__ = ("trace", "chip", "ops", "tables", "free", "done", "queues", "intervals", "inflight", "may_depend",
+                 "pairs", "share", "port", "flags", "tiles", "block", "flag_cycles")
+
+    def __init__(self, trace, chip, ops: list, tables, footprints, hbm_share: float, port: bool):
+        self.trace, self.chip, self.ops, self.tables = trace, chip, ops, tables
+        self.queues = [()] * tables.count            # () until a pipe must hold an instruction back (_enqueue)
+        self.intervals = [[] for _ in tables.names]
+        if footprints is None:
+            self.may_depend = self.pairs = self.inflight = None
+        else:       # in-flight writers are recorded only when dependences are tracked
+            self.may_depend, self.pairs = footprints.may_depend, footprints.pairs
+            self.inflight = [deque() for _ in tables.names]
         self.share = hbm_share
         self.port = PortCalendar() if port else None
-        self.flags: dict = {}
-        self.tiles: dict = {}
-        self.block = None
-        self.issue, self.flag_cycles = chip.scalar_issue_cycles, chip.flag_cycles
+        self.tiles = None                            # (units, kstep) -> cube tiles, made by the first mmad
+        self.flag_cycles = tables.flag_cycles
+
+    def run(self, blocks) -> tuple:
+        """Replay a core's ``blocks`` back to back from cycle 0: (end, [(start, end)] per block)."""
+        clock, times = 0.0, []
+        for block in blocks:
+            end = self.run_block(block, clock)
+            times.append((clock, end))
+            clock = end
+        return clock, times
+
+    def timeline(self, names: tuple) -> tuple:
+        """(busy cycles, intervals) per pipe name, for the pipes that held any instruction."""
+        busy, intervals = {}, {}
+        for name, spans in zip(names, self.intervals):
+            if spans:
+                busy[name] = sum([e - s for s, e, _ in spans])
+                intervals[name] = tuple(spans)
+        return busy, intervals
+
+    def _enqueue(self, p: int, item: tuple) -> None:
+        queue = self.queues[p]
+        if not queue:
+            queue = self.queues[p] = deque()
+        queue.append(item)
 
     # ---- the scalar unit walks a block --------------------------------------------------------------------------
     def run_block(self, block, start: float) -> float:
         """Replay ``block`` from cycle ``start`` (every pipe idle); returns when its last instruction completes.
 
-        The vector pipe's common case (nothing queued) runs inline: this loop is the model's hot path."""
+        This loop is the model's hot path: a vector instruction or a move its pipe can take now (nothing queued
+        before it) runs inline, since a call per record would cost as much as the rest of its work; everything else
+        goes through :meth:`_scalar_side`, :meth:`_sync` and :meth:`_run`."""
         self.block, self.flags = block.block, {}
-        for i in range(len(self.names)):
-            self.free[i] = self.done[i] = start
-            self.inflight[i].clear()
-        ops, queues, run, issue = self.ops, self.queues, self._run, self.issue
-        free, done, intervals, inflight = self.free, self.done, self.intervals, self.inflight
-        tracking = self.may_depend is not None
-        scalar_intervals = intervals[0]
+        tables = self.tables
+        free = self.free = [start] * tables.count
+        done = self.done = [start] * tables.count
+        inflight = self.inflight
+        tracking = inflight is not None
+        if tracking:
+            for waiting in inflight:
+                waiting.clear()
+        ops, queues, intervals, issue, dependence = self.ops, self.queues, self.intervals, tables.issue, \
+            tables.dependence
         s = start
-        for record in block.records:
-            index, units = record
+        for index, units in block.records:
             op = ops[index]
             kind = op[0]
-            if kind == SCALAR:
+            if kind <= MOVE:                # the hot path: a vector instruction or move its pipe can take now
+                p = op[1]
+                if p and not queues[p]:
+                    s += issue
+                    begin = free[p]
+                    if begin < s:
+                        begin = s
+                    if tracking and op[-1] and inflight[p]:
+                        begin = self._after_producers(p, index, begin)
+                    if kind == VECTOR:
+                        end = begin + op[3] * units
+                        complete = end + op[2]
+                    elif op[7] and self.port is not None:     # a GM move that shares HBM with other cores
+                        end, complete = self._move(op, units, begin)
+                    else:                                     # _move without the HBM calendar, inline
+                        setup_end = op[2] + units / op[3]
+                        data_end = units / op[4]
+                        end = begin + (setup_end if setup_end > data_end else data_end)
+                        complete = begin + op[5] + units / op[6]
+                        if complete < end:
+                            complete = end
+                    if complete < done[p]:
+                        complete = done[p]
+                    free[p] = end
+                    done[p] = complete
+                    if tracking and op[-1]:
+                        inflight[p].append((complete + dependence[p], index))
+                    if end > begin:
+                        intervals[p].append((begin, end, index))
+                    continue
+            elif kind == SCALAR:
                 cycles = op[2]
-                scalar_intervals.append((s, s + cycles, index))
+                intervals[0].append((s, s + cycles, index))
                 s += cycles
                 continue
             p = op[1]
             if p == 0:
-                s = self._scalar_side(op, record, s)
+                s = self._scalar_side(op, (index, units), s)
                 continue
             s += issue
             queue = queues[p]
             if queue:
-                queue.append((s, record))
-            elif kind == VECTOR:
-                begin = free[p] if free[p] > s else s
-                if tracking and op[4] and inflight[p]:
-                    begin = self._after_producers(p, index, begin)
-                end = begin + op[3] * units
-                complete = end + op[2]
-                if complete < done[p]:
-                    complete = done[p]
-                free[p], done[p] = end, complete
-                if tracking and op[4]:
-                    inflight[p].append((complete + self.dependence[p], index))
-                if end > begin:
-                    intervals[p].append((begin, end, index))
-            elif not run(op, record, s):
-                queue.append((s, record))
-        for queue in queues:
-            if queue:
-                raise self._hang(queue[0][1])
-        return max(s, max(self.done), max(self.free))
+                queue.append((s, (index, units)))
+            elif kind > CUBE:            # set_flag / wait_flag / pipe_barrier on this pipe
+                if not self._sync(op, (index, units), free[p] if free[p] > s else s):
+                    self._enqueue(p, (s, (index, units)))
+            elif not self._run(op, (index, units), s):
+                self._enqueue(p, (s, (index, units)))
+        if any(queues):
+            raise self._hang(next(queue for queue in queues if queue)[0][1])
+        return max(s, max(done), max(free))
 
     def _scalar_side(self, op, record, s: float) -> float:
         kind = op[0]
@@ -154,6 +200,44 @@ class CoreSim:
         kind, p = op[0], op[1]
         free = self.free
         start = free[p] if free[p] > ready else ready
+        if kind > CUBE:
+            return self._sync(op, record, start)
+        if op[-1] and self.may_depend is not None and self.inflight[p]:
+            start = self._after_producers(p, record[0], start)
+        units = record[1]
+        if kind == MOVE:
+            end, complete = self._move(op, units, start)
+        elif kind == VECTOR:
+            end = start + op[3] * units
+            complete = end + op[2]
+        else:
+            end, complete = self._cube(op, units, start)
+        done = self.done
+        if complete < done[p]:
+            complete = done[p]
+        free[p], done[p] = end, complete
+        if op[-1] and self.may_depend is not None:
+            self.inflight[p].append((complete + self.tables.dependence[p], record[0]))
+        if end > start:
+            self.intervals[p].append((start, end, record[0]))
+        return True
+
+    def _move(self, op, nbytes: float, start: float) -> tuple:
+        """(pipe free, complete) of a data_move of ``nbytes`` starting at ``start``; op = (MOVE, pipe, setup,
+        setup_rate, rate, latency, latency_rate, gm, tracked)."""
+        setup_end = op[2] + nbytes / op[3]
+        data_end = nbytes / op[4]
+        end = start + (setup_end if setup_end > data_end else data_end)
+        if op[7] and self.port is not None:             # GM bytes also take the core's share of HBM
+            port_end = self.port.place(start, nbytes / self.share)
+            end = port_end if port_end > end else end
+        complete = start + op[5] + nbytes / op[6]
+        return end, (complete if complete > end else end)
+
+    def _sync(self, op, record, start: float) -> bool:
+        """set_flag / wait_flag / pipe_barrier on a pipe other than S, from ``start`` on (False: the flag it
+        waits for has not been set yet)."""
+        kind, p, free = op[0], op[1], self.free
         if kind == WAIT_FLAG:
             waiting = self.flags.get(op[2] + (record[1],) if op[3] else op[2])
             if not waiting:
@@ -170,53 +254,26 @@ class CoreSim:
             self._raise(op[2] + (record[1],) if op[3] else op[2], (done if done > start else start) +
                         self.flag_cycles, op[4])
             return True
-        if kind == BARRIER:
-            return self._barrier(op, record, start)
-        if op[-1] and self.may_depend is not None and self.inflight[p]:
-            start = self._after_producers(p, record[0], start)
-        if kind == VECTOR:
-            end = start + op[3] * record[1]
-            complete = end + op[2]
-        elif kind == MOVE:
-            end, complete = self._move(op, record[1], start)
-        else:
-            end, complete = self._cube(op, record[1], start)
-        done = self.done
-        if complete < done[p]:
-            complete = done[p]
-        free[p], done[p] = end, complete
-        if op[-1] and self.may_depend is not None:
-            self.inflight[p].append((complete + self.dependence[p], record[0]))
-        if end > start:
-            self.intervals[p].append((start, end, record[0]))
-        return True
+        return self._barrier(op, record, start)
 
     def _after_producers(self, p: int, index: int, start: float) -> float:
         """``start``, or later when an in-flight instruction writes what instruction ``index`` reads."""
         inflight = self.inflight[p]
         while inflight and inflight[0][0] <= start:
             inflight.popleft()
-        may_depend = self.may_depend
-        for i in range(len(inflight) - 1, -1, -1):      # latest result first: usable times rise along the queue
-            usable, writer = inflight[i]
-            if may_depend(writer, index):
+        pairs = self.pairs
+        for usable, writer in reversed(inflight):       # latest result first: usable times rise along the queue
+            answer = pairs.get((writer, index))         # the footprints' memo, read here without a call
+            if answer is None:
+                answer = self.may_depend(writer, index)
+            if answer:
                 return usable
         return start
 
-    def _move(self, op, nbytes: float, start: float) -> tuple:
-        """(pipe free, complete) of a data_move of ``nbytes`` starting at ``start``."""
-        _, _, setup, setup_rate, rate, latency, latency_rate, gm, _ = op
-        setup_end = setup + nbytes / setup_rate
-        data_end = nbytes / rate
-        end = start + (setup_end if setup_end > data_end else data_end)
-        if gm and self.port is not None:
-            port_end = self.port.place(start, nbytes / self.share)
-            end = port_end if port_end > end else end
-        complete = start + latency + nbytes / latency_rate
-        return end, (complete if complete > end else end)
-
     def _cube(self, op, units: tuple, start: float) -> tuple:
         """(pipe free, complete) of an mmad of ``units`` = (m, k, n) starting at ``start``."""
+        if self.tiles is None:
+            self.tiles = {}
         tiles = self.tiles.get((units, op[2]))
         if tiles is None:
             tiles = self.tiles[(units, op[2])] = cube_tiles(self.chip, units, op[2])

@@ -14,13 +14,16 @@ from typing import Optional
 
 from npusim.sim.dtypes import itemsize
 from npusim.sim.isa import ISA, REQUIRED
+from npusim.sim.isa.transpose import TRANSPOSE_EDGE
 from npusim.sim.kernel import BinOp, BufRef, Cast, If, Instr, Loop, UnOp, Var
 
 CMPMASK = "CMPMASK"                  # the compare-mask register vcmp writes and vsel reads
-WRITTEN = frozenset({"dst", "dst_fm"})
-ACCUMULATING = frozenset({"vaxpy", "vmla", "mmad"})   # these also read their destination
+WRITTEN = frozenset({"dst", "dst_fm", "dst_list"})   # dst_list: vnchwconv's 16 destination blocks
+ADDRESS_LISTS = frozenset({"dst_list", "src_list"})   # tuples of tensor operands (vnchwconv)
+ACCUMULATING = frozenset({"vaxpy", "vmla", "mmad", "vmadd", "vmaddrelu"})   # these also read their destination
 REDUCE_RESULTS = {"vcadd": 1, "vcmax": 2, "vcmin": 2}  # results per repeat (dst_rep_stride counts results)
 _INF = math.inf
+_MISSING = object()
 
 
 def expr_range(expr, ranges: dict) -> Optional[tuple]:
@@ -97,16 +100,18 @@ class Footprints:
         self._buffers = {b.name: b for b in kernel.buffers}
         self._params = {p.name: p for p in kernel.params}
         self._cache: dict = {}
-        self._pairs: dict = {}
+        self.pairs: dict = {}           # (writer, reader) -> may_depend's answer (read directly by CoreSim)
+        self._spaces: dict = {}         # (buffer, view dtype) -> _space
+        self._operands: dict = {}       # opcode -> _operands_of
 
     def may_depend(self, writer: int, reader: int) -> bool:
         """Whether instruction ``reader`` may read bytes instruction ``writer`` writes (memoised)."""
         key = (writer, reader)
-        answer = self._pairs.get(key)
+        answer = self.pairs.get(key)
         if answer is None:
             writes = self.regions(writer)[1]
             reads = self.regions(reader)[0]
-            answer = self._pairs[key] = any(ws == rs and wlo < rhi and rlo < whi
+            answer = self.pairs[key] = any(ws == rs and wlo < rhi and rlo < whi
                                             for ws, wlo, whi in writes for rs, rlo, rhi in reads)
         return answer
 
@@ -120,33 +125,49 @@ class Footprints:
     # ---- computing one instruction's footprint ---------------------------------------------------------------
     def _compute(self, index: int) -> tuple:
         instr, ranges = self._scope[index]
-        spec = ISA.get(instr.opcode)
+        opcode = instr.opcode
+        defaults, names = self._operands_of(opcode)
         args = dict(instr.args)
+        accumulating = opcode in ACCUMULATING
         reads, writes = [], []
         for name, value in instr.args:
             if isinstance(value, str) and value == CMPMASK:
                 reads.append((CMPMASK, 0, 1))
-            if not isinstance(value, BufRef):
-                continue
-            region = self._region(instr.opcode, name, value, args, spec, ranges)
-            if name in WRITTEN:
-                writes.append(region)
-                if instr.opcode in ACCUMULATING:
+            for ref in (value if name in ADDRESS_LISTS else (value,)):
+                if not isinstance(ref, BufRef):
+                    continue
+                region = self._region(opcode, name, ref, args, defaults, names, ranges)
+                if name in WRITTEN:
+                    writes.append(region)
+                    if accumulating:
+                        reads.append(region)
+                else:
                     reads.append(region)
-            else:
-                reads.append(region)
-        if instr.opcode == "vcmp":
+        if opcode == "vcmp":
             writes.append((CMPMASK, 0, 1))
         return tuple(reads), tuple(writes)
 
-    def _arg(self, name: str, args: dict, spec):
-        if name in args:
-            return args[name]
-        operand = spec.operand(name) if spec is not None else None
-        return None if operand is None or operand.default is REQUIRED else operand.default
+    def _operands_of(self, opcode: str) -> tuple:
+        """({operand: default, None when required}, operand names) of an ISA row (empty for an unknown opcode)."""
+        found = self._operands.get(opcode)
+        if found is None:
+            spec = ISA.get(opcode)
+            defaults: dict = {}
+            for operand in (spec.operands if spec is not None else ()):
+                if operand.name not in defaults:          # the first operand of a name binds (InstrSpec.operand)
+                    defaults[operand.name] = None if operand.default is REQUIRED else operand.default
+            found = self._operands[opcode] = (defaults, frozenset(defaults))
+        return found
 
     def _space(self, ref: BufRef) -> tuple:
         """(space, lo, hi, itemsize of the operand's view) of a tensor operand's buffer."""
+        key = (ref.buffer, ref.dtype)
+        found = self._spaces.get(key)
+        if found is None:
+            found = self._spaces[key] = self._buffer_space(ref)
+        return found
+
+    def _buffer_space(self, ref: BufRef) -> tuple:
         buffer = self._buffers.get(ref.buffer)
         if buffer is not None:
             size = math.prod(buffer.shape) * itemsize(buffer.dtype) if buffer.shape else itemsize(buffer.dtype)
@@ -155,33 +176,36 @@ class Footprints:
         dtype = ref.dtype or (param.dtype if param is not None else "uint8")
         return ("GM", ref.buffer), 0, _INF, itemsize(dtype)
 
-    def _region(self, opcode: str, name: str, ref: BufRef, args: dict, spec, ranges: dict) -> tuple:
+    def _region(self, opcode: str, name: str, ref: BufRef, args: dict, defaults: dict, names: frozenset,
+                ranges: dict) -> tuple:
         space, lo, hi, isz = self._space(ref)
         offset = expr_range(ref.offset, ranges)
         if offset is None:
             return space, lo, hi
         start = lo + offset[0] * isz
-        extent = self._extent(opcode, name, args, spec, isz)
+        extent = self._extent(opcode, name, args, defaults, names, isz)
         return space, start, min(hi, lo + offset[1] * isz + extent)
 
-    def _extent(self, opcode: str, name: str, args: dict, spec, isz: int) -> float:
+    def _extent(self, opcode: str, name: str, args: dict, defaults: dict, names: frozenset, isz: int) -> float:
         """Bytes an operand spans from its start (inf when not static)."""
         chip = self.chip
         block = chip.block_bytes
         if opcode == "data_move":
-            fields = [self._arg(f, args, spec) for f in ("nburst", "burst", "src_stride" if name == "src"
-                                                                                else "dst_stride")]
-            if not all(isinstance(f, int) for f in fields):
+            nburst = _value(args, defaults, "nburst")
+            burst = _value(args, defaults, "burst")
+            gap = _value(args, defaults, "src_stride" if name == "src" else "dst_stride")
+            if not (isinstance(nburst, int) and isinstance(burst, int) and isinstance(gap, int)):
                 return _INF
-            nburst, burst, gap = fields
             return ((nburst - 1) * (burst + gap) + burst) * block
-        repeat = self._arg("repeat_times", args, spec)
-        if "repeat_times" not in args and (spec is None or spec.operand("repeat_times") is None):
+        repeat = _value(args, defaults, "repeat_times")
+        if "repeat_times" not in args and "repeat_times" not in names:
             repeat = 1
         if not isinstance(repeat, int):
             repeat = chip.max_repeat
-        rep = self._arg(f"{name}_rep_stride", args, spec)
-        blk = self._arg(f"{name}_blk_stride", args, spec)
+        rep = _value(args, defaults, f"{name}_rep_stride")
+        blk = _value(args, defaults, f"{name}_blk_stride")
+        if opcode in _OWN_EXTENTS:
+            return _OWN_EXTENTS[opcode](self, name, args, defaults, repeat, isz)
         if name == "dst" and opcode in REDUCE_RESULTS:
             rep = rep if isinstance(rep, int) else None
             return _INF if rep is None else (max(repeat - 1, 0) * rep + 1) * REDUCE_RESULTS[opcode] * isz + block
@@ -193,3 +217,37 @@ class Footprints:
             return _INF
         blocks = chip.repeat_bytes // block
         return ((max(repeat - 1, 0) * rep) + (blocks - 1) * blk + 1) * block
+
+
+def _vtranspose_extent(footprints, name, args, defaults, repeat, isz) -> float:
+    return TRANSPOSE_EDGE * TRANSPOSE_EDGE * isz                    # one 16 x 16 matrix
+
+
+def _vnchwconv_extent(footprints, name, args, defaults, repeat, isz) -> float:
+    """One block per address and repeat; with repeat_times 1 the stride still applies once."""
+    stride = _value(args, defaults, name[:-len("_list")] + "_rep_stride")
+    return _INF if not isinstance(stride, int) else (max(repeat - 1, 1) * stride + 1) * footprints.chip.block_bytes
+
+
+def _vcpadd_extent(footprints, name, args, defaults, repeat, isz) -> float:
+    """dst: dst_rep_stride counts half a repeat's bytes (lanes / 2 results); src: as any vector operand."""
+    chip = footprints.chip
+    rep = _value(args, defaults, f"{name}_rep_stride")
+    if name != "dst":
+        blk = _value(args, defaults, f"{name}_blk_stride")
+        if not isinstance(rep, int) or not isinstance(blk, int):
+            return _INF
+        blocks = chip.repeat_bytes // chip.block_bytes
+        return ((max(repeat - 1, 0) * rep) + (blocks - 1) * blk + 1) * chip.block_bytes
+    return _INF if not isinstance(rep, int) else (max(repeat - 1, 0) * rep + 1) * (chip.repeat_bytes // 2)
+
+
+#: opcode -> extent(footprints, operand name, args, defaults, repeat, itemsize) for operands whose span the
+#: generic vector formula does not give
+_OWN_EXTENTS = {"vtranspose": _vtranspose_extent, "vnchwconv": _vnchwconv_extent, "vcpadd": _vcpadd_extent}
+
+
+def _value(args: dict, defaults: dict, name: str):
+    """An operand's value: given, else its ISA default (None when it has none)."""
+    value = args.get(name, _MISSING)
+    return defaults.get(name) if value is _MISSING else value

@@ -2,25 +2,14 @@
 from __future__ import annotations
 
 from npusim.sim.cost.core import CoreSim
-from npusim.sim.cost.footprint import Footprints
-from npusim.sim.cost.ops import MOVE, describe
 from npusim.sim.cost.report import CoreTimeline, CostReport
+from npusim.sim.cost.tables import TABLES_ATTRIBUTE, cost_tables
 from npusim.sim.trace import Trace
 
 
 def pipe_names(chip) -> tuple:
     """The chip's pipes, the scalar unit S first."""
-    return ("S",) + tuple(p for p in chip.pipes if p != "S")
-
-
-def _port_limits(chip, hbm_share: float) -> bool:
-    """Whether the cores' share of HBM can limit them: less than the GM paths' rates summed over their pipes."""
-    fastest: dict = {}
-    for path in chip.paths.values():
-        if path.src_scope == "GM" or path.dst_scope == "GM":      # path.touches_gm, without the property call
-            rate, known = path.bytes_per_cycle, fastest.get(path.pipe, 0.0)
-            fastest[path.pipe] = rate if rate > known else known
-    return hbm_share < sum(fastest.values())
+    return cost_tables(chip).names
 
 
 def estimate(trace: Trace, chip, kernel=None) -> CostReport:
@@ -28,44 +17,53 @@ def estimate(trace: Trace, chip, kernel=None) -> CostReport:
 
     ``kernel`` (the launched :class:`~npusim.sim.kernel.Kernel`) tells which instructions read what others write,
     so that a dependent vector instruction waits for its producer; without it every instruction counts as
-    independent.  Cores that ran identical records get identical timelines (computed once)."""
-    by_core = trace.blocks_by_core()
-    active = max(1, len(by_core))
-    hbm_share = chip.hbm_bytes_per_cycle / active
-    names = pipe_names(chip)
-    index = {name: i for i, name in enumerate(names)}
-    ops = [describe(static, chip, index) for static in trace.statics]
-    footprints = Footprints(kernel, chip) if kernel is not None and chip.dependence_latency else None
-    # the HBM calendar only matters to GM transfers: a trace without one skips working out whether it limits
-    port = any(op[0] == MOVE and op[7] for op in ops) and _port_limits(chip, hbm_share)
+    independent.  Cores that ran identical records get identical timelines (computed once).  What depends only on
+    the chip or the kernel (pipe order, instruction descriptors, footprints) is built once and reused
+    (:mod:`~npusim.sim.cost.tables`)."""
+    tables = chip.__dict__.get(TABLES_ATTRIBUTE) or cost_tables(chip)
+    blocks = trace.blocks
+    statics = trace.statics
+    priced = tables.ops.get(id(statics))
+    if priced is None or priced.statics is not statics:
+        priced = tables.price(statics, chip)
+    footprints = None if kernel is None or not tables.tracks_dependences else tables.footprints(kernel, chip)
+    if len(blocks) == 1:        # the common small launch: one block on one core, which has all of HBM
+        block = blocks[0]
+        # the HBM calendar only matters to GM transfers: a trace without one skips working out whether it limits
+        port = priced.moves_gm and tables.hbm_bytes_per_cycle < tables.gm_bytes_per_cycle
+        sim = CoreSim(trace, chip, priced.ops, tables, footprints, tables.hbm_bytes_per_cycle, port)
+        total = sim.run_block(block, 0.0)
+        busy, intervals = sim.timeline(tables.names)
+        cores = (CoreTimeline(block.core, total, busy, intervals, ((block.block, 0.0, total),)),)
+    else:
+        by_core = trace.blocks_by_core()
+        hbm_share = tables.hbm_bytes_per_cycle / max(1, len(by_core))
+        port = priced.moves_gm and tables.port_limits(hbm_share)
+        cores = _cores(trace, chip, priced.ops, tables, footprints, hbm_share, port, by_core)
+        total = max((c.total_cycles for c in cores), default=0.0)
+    return CostReport(trace.kernel_name, chip.name, trace.block_dim, chip.clock_mhz, total, cores, chip.pipes)
+
+
+def _cores(trace, chip, ops, tables, footprints, hbm_share, port, by_core: dict) -> tuple:
+    """The CoreTimeline of every core; cores that ran identical records share one simulation."""
     done: dict = {}
     cores = []
-    for core, blocks in sorted(by_core.items()):
-        signature = tuple(len(b.records) for b in blocks)
+    for core, core_blocks in sorted(by_core.items()):
+        signature = tuple(len(b.records) for b in core_blocks)
         timeline = next((t for other, t in done.get(signature, ())
-                         if all(a.records == b.records for a, b in zip(other, blocks))), None)
+                         if all(a.records == b.records for a, b in zip(other, core_blocks))), None)
         if timeline is None:
-            timeline = _simulate(trace, chip, ops, names, footprints, hbm_share, port, blocks)
-            done.setdefault(signature, []).append((blocks, timeline))
+            timeline = _simulate(trace, chip, ops, tables, footprints, hbm_share, port, core_blocks)
+            done.setdefault(signature, []).append((core_blocks, timeline))
         total, busy, intervals, times = timeline
-        spans = tuple((block.block, start, end) for block, (start, end) in zip(blocks, times))
+        spans = tuple((block.block, start, end) for block, (start, end) in zip(core_blocks, times))
         cores.append(CoreTimeline(core, total, busy, intervals, spans))
-    total = max((c.total_cycles for c in cores), default=0.0)
-    return CostReport(trace.kernel_name, chip.name, trace.block_dim, chip.clock_mhz, total, tuple(cores),
-                      tuple(chip.pipes))
+    return tuple(cores)
 
 
-def _simulate(trace, chip, ops, names, footprints, hbm_share, port, blocks) -> tuple:
+def _simulate(trace, chip, ops, tables, footprints, hbm_share, port, blocks) -> tuple:
     """(total cycles, busy per pipe, intervals per pipe, [(start, end)] per block) of one core's blocks."""
-    sim = CoreSim(trace, chip, ops, names, footprints, hbm_share, port)
-    clock, times = 0.0, []
-    for block in blocks:
-        end = sim.run_block(block, clock)
-        times.append((clock, end))
-        clock = end
-    busy, intervals = {}, {}
-    for name, spans in zip(names, sim.intervals):
-        if spans:
-            busy[name] = sum([e - s for s, e, _ in spans])
-            intervals[name] = tuple(spans)
+    sim = CoreSim(trace, chip, ops, tables, footprints, hbm_share, port)
+    clock, times = sim.run(blocks)
+    busy, intervals = sim.timeline(tables.names)
     return clock, busy, intervals, times

@@ -15,7 +15,9 @@ Descriptors (``kind`` first, then the pipe's index in the chip's pipe list):
 """
 from __future__ import annotations
 
-SCALAR, PROGRAM, VECTOR, MOVE, CUBE, SET_FLAG, WAIT_FLAG, BARRIER, BARRIER_ALL, NOP = range(10)
+# numbered so that the core simulation's tests stay cheap: ``kind <= MOVE`` is its hot path (vector and move),
+# ``CUBE < kind <= BARRIER`` a pipe's sync instruction; kinds from SCALAR on run on the scalar unit
+VECTOR, MOVE, CUBE, SET_FLAG, WAIT_FLAG, BARRIER, SCALAR, PROGRAM, BARRIER_ALL, NOP = range(10)
 
 
 def pipe_index(chip) -> dict:

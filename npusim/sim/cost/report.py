@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class CoreTimeline:
     """One core: when it finished, busy cycles per pipe, and (start, end, instr_index) intervals per pipe.
 
@@ -18,8 +18,15 @@ class CoreTimeline:
     intervals: Mapping[str, tuple]
     blocks: tuple
 
+    def __init__(self, core: int, total_cycles: float, busy_cycles: Mapping[str, float],
+                 intervals: Mapping[str, tuple], blocks: tuple):
+        # frozen: each field is set once, straight into the instance dict (the generated __init__'s per-field
+        # object.__setattr__ is a good part of the cycle model's cost on a small launch)
+        self.__dict__.update(core=core, total_cycles=total_cycles, busy_cycles=busy_cycles, intervals=intervals,
+                             blocks=blocks)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class CostReport:
     """The cost of one launch.  Cycles are AI-core cycles at ``clock_mhz``."""
 
@@ -30,6 +37,12 @@ class CostReport:
     total_cycles: float
     cores: tuple
     pipes: tuple
+
+    def __init__(self, kernel_name: str, chip_name: str, block_dim: int, clock_mhz: float, total_cycles: float,
+                 cores: tuple, pipes: tuple):
+        # frozen: set once, straight into the instance dict (as CoreTimeline)
+        self.__dict__.update(kernel_name=kernel_name, chip_name=chip_name, block_dim=block_dim,
+                             clock_mhz=clock_mhz, total_cycles=total_cycles, cores=cores, pipes=pipes)
 
     @property
     def time_us(self) -> float:

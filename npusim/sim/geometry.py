@@ -30,9 +30,15 @@ MASK_BITS = 2 * MASK_WORD_BITS    # the mask register: at most 128 lanes per rep
 # -- cube
 MMAD_DIM_MAX = 4095               # mmad matrix_m / matrix_k / matrix_n: 12-bit fields (TIK API reference mmad:
 #                                   [0, 4095])
+LOAD2D_INDEX_MAX = 65535          # load2d start_index (base fractal id): a 16-bit field (CCE intrinsic load2d:
+#                                   baseIdx in [0, 2**16-1])
+LOAD2D_REPEAT_MAX = 255           # load2d repeat: an 8-bit field (CCE intrinsic load2d: repeat in [0, 2**8-1])
+LOAD2D_STRIDE_MAX = 65535         # load2d src_stride, in fractals: a 16-bit field (CCE intrinsic load2d)
+LOAD3D_REPEAT_MAX = 255           # load3d (img2col) repeat_time: an 8-bit field (TIK load3dv1: [1, 255])
 
 # -- kernel launch
 BLOCK_DIM_MAX = 65535             # blockDim of a launch: a 16-bit field (CANN kernel launch: blockDim in [1, 65535])
 
 __all__ = ["BLOCK_DIM_MAX", "DATA_MOVE_BURST_MAX", "DATA_MOVE_GAP_MAX", "DATA_MOVE_NBURST_MAX", "DATA_MOVE_SID_MAX",
-           "MASK_BITS", "MASK_WORD_BITS", "MMAD_DIM_MAX", "REDUCE_STRIDE_MAX", "VECTOR_STRIDE_MAX"]
+           "LOAD2D_INDEX_MAX", "LOAD2D_REPEAT_MAX", "LOAD2D_STRIDE_MAX", "LOAD3D_REPEAT_MAX", "MASK_BITS",
+           "MASK_WORD_BITS", "MMAD_DIM_MAX", "REDUCE_STRIDE_MAX", "VECTOR_STRIDE_MAX"]

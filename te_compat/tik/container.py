@@ -20,17 +20,23 @@ from npusim.sim.builder import KernelBuilder
 from npusim.sim.dtypes import canonical_dtype, itemsize
 from te_compat.tik.checks import immediate
 from te_compat.tik.cmpsel import CmpSelMixin
+from te_compat.tik.cube import CubeMixin
+from te_compat.tik.cube_fixpipe import FixpipeMixin
 from te_compat.tik.edges import runtime_now
+from te_compat.tik.fused import FusedMixin
+from te_compat.tik.group_reduce import GroupReduceMixin
 from te_compat.tik.missing import MissingMixin
 from te_compat.tik.moves import MoveMixin
 from te_compat.tik.objects import TikInputScalar, TikScalar, TikTensor, sim_scope
+from te_compat.tik.transpose import TransposeMixin
 from te_compat.tik.vector import VectorMixin
 
 THREAD_NUM_MAX = 4     # TIK API limit on for_range thread_num (n-buffering depth), not hardware
 LOOP_BOUND_LIMIT = 1 << 31   # for_range bounds are int32 (TIK: 0 <= begin <= end < 2**31)
 
 
-class Tik(VectorMixin, CmpSelMixin, MoveMixin, MissingMixin):
+class Tik(VectorMixin, CmpSelMixin, MoveMixin, CubeMixin, FixpipeMixin, TransposeMixin, GroupReduceMixin,
+          FusedMixin, MissingMixin):
     """``tik.Tik(profiling=None, disable_debug=True, err_msg_level=0)``: a TIK kernel being written for the
     current runtime's chip (``set_current_compile_soc_info`` picks it).  Debugging stays enabled whatever
     ``disable_debug`` says."""
@@ -42,15 +48,15 @@ class Tik(VectorMixin, CmpSelMixin, MoveMixin, MissingMixin):
         self.chip = self.runtime.target.chip
         self._kb = KernelBuilder("tik_kernel", chip=self.chip)
         self._kb.tik = self  # element views reach the container through their builder (t[i].set_as(u[j]))
+        from te_compat.tik.stepping import SourceLines
+        self.sources = SourceLines()     # each instruction's line in the user's code (tikdb breakpoints)
+        self._kb.on_emit = self.sources.note
         self._tops: dict = {}
         self._names: dict = {}
         self._gm_names: set = set()
         self._block_num = 1
         self._threads: list = []       # thread_num of the open for_range loops, innermost last
         self._loop_vars: list = []     # their loop variables
-        from te_compat.tik.stepping import SourceLines
-        self.sources = SourceLines()     # each instruction's line in the user's code (tikdb breakpoints)
-        self._kb.on_emit = self.sources.note
         self.buffered: dict = {}       # loop var of a thread_num >= 2 loop -> local buffers declared in its body
         self.built = None
         from te_compat.tik.debug import Tikdb

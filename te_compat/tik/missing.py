@@ -6,18 +6,6 @@ from npusim.errors.tik import TikInstructionUnsupportedError
 
 #: TIK API -> what the simulator lacks for it
 MISSING = {
-    "vtranspose": "a 16x16 transpose instruction",
-    "vnchwconv": "the scatter-transpose instruction (vnchwconv / vec_trans_scatter)",
-    "vec_trans_scatter": "the scatter-transpose instruction (vnchwconv / vec_trans_scatter)",
-    "vcgadd": "the per-block reductions (vcgadd / vcgmax / vcgmin)",
-    "vcgmax": "the per-block reductions (vcgadd / vcgmax / vcgmin)",
-    "vcgmin": "the per-block reductions (vcgadd / vcgmax / vcgmin)",
-    "vcpadd": "the pairwise add instruction",
-    "matmul": "TIK's matmul lowering (L1 [K1,M,K0] layouts to L0A/L0B fractals)",
-    "fixpipe": "the L1OUT -> GM fixpipe move",
-    "load2dv1": "TIK's load2d lowering",
-    "load3dv1": "an img2col (load3d) move",
-    "mmad": "TIK's mmad operand lowering (the ISA's mmad is there; load2dv1 is not)",
 }
 
 

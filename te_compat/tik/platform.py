@@ -9,7 +9,10 @@ from te_compat.surface.platform import get_soc_spec
 
 #: TIK instruction name -> the ISA row whose dtype list answers api_check_support
 _NEW_FORM = {"vec_dup": "vector_dup", "vec_conv": "vconv", "vec_sel": "vsel", "vec_reduce_add": "vcadd",
-             "vec_reduce_max": "vcmax", "vec_reduce_min": "vcmin"}
+             "vec_reduce_max": "vcmax", "vec_reduce_min": "vcmin", "vec_trans_scatter": "vnchwconv"}
+#: TIK cube APIs -> the move path they need (the cube's L1 -> L0A load), and the input dtype -> mmad's dtype keys
+_CUBE_APIS = {"matmul", "fixpipe", "mmad", "load2dv1", "load3dv1"}
+_MMAD_KEYS = {"float16": ("f162f32", "f162f16"), "int8": ("s8",), "uint8": ("u8", "u8s8")}
 
 
 def _opcode(name: str) -> str:
@@ -32,6 +35,12 @@ def tik_api_check_support(chip, name: str, dtype: str = "") -> bool:
     opcode = _opcode(name)
     if opcode == "data_move":
         return True
+    if opcode in _CUBE_APIS:
+        if ("L1", "L0A") not in chip.paths or "mmad" not in chip.isa:
+            return False
+        if not dtype or opcode in ("load2dv1", "load3dv1"):
+            return True
+        return any(key in chip.isa["mmad"] for key in _MMAD_KEYS.get(str(dtype), (str(dtype),)))
     if opcode not in chip.isa:
         return False
     if not dtype:

@@ -75,7 +75,12 @@ class _Inserter:
             return None, (), ()
         reads, writes = set(), set()
         for name, value in instr.args:
-            if isinstance(value, BufRef):
+            if name in ("dst_list", "src_list"):   # vnchwconv's address lists: 16 tensor operands each
+                refs = {ref.buffer for ref in value if isinstance(ref, BufRef)}
+                (writes if name == "dst_list" else reads).update(refs)
+                if name == "dst_list":
+                    reads.update(refs)     # 8-bit: the other half of each destination block is kept
+            elif isinstance(value, BufRef):
                 (writes if name in _DST_NAMES else reads).add(value.buffer)
                 if name in _DST_NAMES:
                     reads.add(value.buffer)  # vmla / vaxpy / masked lanes keep dst: a read as well
@@ -86,7 +91,7 @@ class _Inserter:
         return self.pipe(instr, spec), reads, writes
 
     def pipe(self, instr: Instr, spec) -> str:
-        if instr.opcode == "data_move":
+        if instr.opcode in ("data_move", "load2d", "load3d"):   # the path's pipe (MTE1 for L1 -> L0A/L0B ...)
             src, dst = instr.arg("src"), instr.arg("dst")
             path = self.chip.paths.get((self.scopes[src.buffer], self.scopes[dst.buffer]))
             return path.pipe if path is not None else "MTE2"

@@ -9,9 +9,12 @@ from types import MappingProxyType
 
 from npusim.sim.isa import atomic, binary, cmpsel, conv, cube, dup_reduce, moves, scalar, scalar_ops, sync, unary
 from npusim.sim.isa import tvm_call  # TVM-compiled scalar programs (TBE fallback, akg/hybrid on Ascend)
+from npusim.sim.isa import load2d, load3d  # L1 -> L0A/L0B fractal loads, img2col (TIK load2dv1, load3dv1)
+from npusim.sim.isa import fused, group_reduce, transpose  # vmadd(relu); vcg*/vcpadd; vnchwconv, vtranspose
 from npusim.sim.isa.spec import REQUIRED, CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 
-_FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar, atomic, tvm_call)
+_FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar, atomic, tvm_call,
+             load2d, load3d, fused, group_reduce, transpose)
 
 
 def _build_table():

@@ -1,4 +1,12 @@
-"""TIK data movement (``data_move``; ``tensor_mov`` is not modelled yet) and scalar instructions."""
+"""TIK data movement (``data_move``, ``tensor_mov``) and scalar instructions.
+
+``tensor_mov(dst, src, block_mode, nburst, burst_len, dst_stride, src_stride, ...)`` covers the two forms public TIK
+kernels use: block_mode ``''`` moves ``burst_len`` 32-byte blocks per burst between GM / UB / L1 as ``data_move``
+does (note the stride order: dst's gap before src's); block_mode ``'m'`` moves whole 16 x 16 fractals of L1OUT
+(L0C) into UB, ``burst_len`` and the gaps counted in fractals, with ``relu`` applied to what it moved.  Conversions
+on the way (``deqscale``, a dst dtype other than src's), ``sid_store_mode`` and padding raise a typed error naming
+``fixpipe``, which does them.
+"""
 from __future__ import annotations
 
 from npusim.errors.tik import TikDtypeError, TikInstructionUnsupportedError, TikScopeError, TikSyntaxError
@@ -51,10 +59,65 @@ class MoveMixin:
             return
         check_extent(op, need_last)
 
-    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride, *args, **kwargs):
-        """TIK ``tensor_mov``: L0C/L1 paths, not modelled by npusim yet."""
-        raise TikInstructionUnsupportedError("tensor_mov (L1/L0C moves) is not supported by npusim yet; use "
-                                             "data_move for GM/UB/L1 moves")
+    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride, deqscale=None,
+                   sid_store_mode=None, relu=False, pad_mode=None, pad_value=None, onthefly_mode=0, *args, **kwargs):
+        """TIK ``tensor_mov``: block_mode '' moves 32-byte blocks (GM / UB / L1, as ``data_move``); 'm' moves
+        16 x 16 fractals from L1OUT (L0C) to UB, then ``relu`` on them."""
+        del args, kwargs
+        mode = "" if block_mode is None else block_mode
+        d, s = operand("dst", dst), operand("src", src)
+        unsupported = [name for name, value, default in (("deqscale", deqscale, None), ("sid_store_mode",
+                       sid_store_mode, None), ("pad_mode", pad_mode, None), ("pad_value", pad_value, None),
+                       ("onthefly_mode", onthefly_mode, 0)) if value is not default and value != default]
+        if d.dtype != s.dtype:
+            unsupported.append(f"a conversion from {s.dtype} to {d.dtype}")
+        if unsupported:
+            raise TikInstructionUnsupportedError(f"tensor_mov with {', '.join(unsupported)} is not supported by "
+                                                 f"npusim yet; fixpipe (L1OUT -> GM) converts, quantizes and "
+                                                 f"applies relu")
+        if mode == "":
+            if relu:
+                raise TikInstructionUnsupportedError("tensor_mov: relu is not supported by npusim for block_mode "
+                                                     "'' (it applies to L1OUT moves, block_mode 'm')")
+            return self.data_move(dst, src, 0, nburst, burst_len, src_stride, dst_stride)
+        if mode != "m":
+            raise TikSyntaxError(f"tensor_mov: block_mode should be '' or 'm', input block_mode: {block_mode!r}")
+        if (s.tensor.scope, d.tensor.scope) != ("L0C", "UB"):
+            raise TikScopeError(f"tensor_mov block_mode 'm' moves L1OUT -> UB, input: {s.tensor.tik_scope} -> "
+                                f"{d.tensor.tik_scope}")
+        unit = self.chip.cube_m * self.chip.cube_n * itemsize(s.dtype) // self.chip.block_bytes  # blocks/fractal
+        count = check_range("nburst", nburst, 1, DATA_MOVE_NBURST_MAX)
+        length = check_range("burst_len", burst_len, 1, DATA_MOVE_BURST_MAX // unit)
+        gaps = [check_range(name, value, 0, DATA_MOVE_GAP_MAX // unit)
+                for name, value in (("src_stride", src_stride), ("dst_stride", dst_stride))]
+        instr = self.data_move(dst, src, 0, count, length * unit, gaps[0] * unit, gaps[1] * unit)
+        if relu:
+            self._relu_after_move(dst, count, length * unit, gaps[1] * unit, d.dtype)
+        return instr
+
+    def _relu_after_move(self, dst, nburst, burst_blocks, gap_blocks, dtype) -> None:
+        """vrelu over the bursts a move just wrote at ``dst`` (``nburst`` of ``burst_blocks`` blocks, ``gap_blocks``
+        apart)."""
+        if immediate(nburst) is None or immediate(burst_blocks) is None or immediate(gap_blocks) is None:
+            raise TikInstructionUnsupportedError("tensor_mov relu with Scalar burst counts is not supported by "
+                                                 "npusim yet")
+        chip = self.chip
+        if chip.supports("vrelu", dtype):
+            emit = lambda mask, at, repeat: self._kb.emit("vrelu", mask, at, at, repeat, 1, 1, 8, 8)  # noqa: E731
+        elif chip.supports("vmaxs", dtype):
+            emit = lambda mask, at, repeat: self._kb.emit("vmaxs", mask, at, at, 0, repeat, 1, 1, 8, 8)  # noqa: E731
+        else:
+            raise TikInstructionUnsupportedError(f"tensor_mov relu on {dtype} is not supported on {chip.name} "
+                                                 f"(no vrelu / vmaxs for it); fixpipe applies relu")
+        per_block = chip.block_bytes // itemsize(dtype)
+        lanes = chip.lanes(itemsize(dtype))
+        for burst in range(nburst):
+            start, left = burst * (burst_blocks + gap_blocks) * per_block, burst_blocks * per_block
+            while left:
+                repeat = min(left // lanes, chip.max_repeat) if left >= lanes else 1
+                mask = lanes if left >= lanes else left
+                emit(mask, dst[start], repeat)
+                start, left = start + repeat * mask, left - repeat * mask
 
     def set_atomic_add(self, mode):
         """TIK ``set_atomic_add(mode)``: 1 (float32) / 2 (float16): later moves into GM add to it; 0: overwrite."""

@@ -1,14 +1,15 @@
-"""Writing the cube kernel: staging programs, the tile loop (GM -> L1 -> L0A/L0B -> mmad -> L0C), the epilogue in
-UB and the store.
+"""Writing the cube kernel: the tile loop (GM -> L1 -> L0A/L0B -> mmad -> L0C), the epilogue in UB and the store.
 
-Per tile (``mt x nt`` output fractals, tiles spread over the blocks) and k-step (``kt`` fractals of K):
-MTE2 loads the A and B panels into L1 (one strided move each, from the native layouts of
-:mod:`te_compat.cube.staging`), MTE1 moves them to L0A (zZ: one move per fractal row of A) and L0B (nZ: one move),
-M runs one ``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB (Ascend910: L0C->UB;
+Per tile (``mt x nt`` output fractals, tiles spread over the blocks), per sub-tile (its columns in its own L0C
+slot; slots alternate, so one sub-tile's epilogue overlaps the next one's mmads) and per GM -> L1 load of ``kl``
+fractals of K: MTE2 loads the A and B panels into L1 (one strided move each, from the native layouts of
+:mod:`te_compat.cube.staging`; an A panel resident in L1 only for the first sub-tile), then for each k-step of
+``kt`` fractals MTE1 moves them to L0A (zZ: one move per fractal row of A) and L0B (nZ: one move) and M runs one
+``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks (Ascend910: L0C->UB;
 chips without that path, e.g. Ascend910B1, go through a GM workspace on FIX then MTE2), the vector unit adds the
-bias (float32 / int32), casts to the output dtype and runs the fused epilogue, and MTE3 stores the tile.  Each hand
-over between pipes is a set_flag / wait_flag pair; the L1 and L0 panels are double-buffered over k-steps (the
-loads of step k+1 overlap the mmad of step k).
+bias (float32 / int32), casts to the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  Each
+hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the UB chunks are double-buffered
+(ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk.
 """
 from __future__ import annotations
 
@@ -38,37 +39,55 @@ class CubeWriter:
     # -- buffers --------------------------------------------------------------------------------------------------
     def _declare_locals(self) -> None:
         kb, t, d = self.kb, self.t, self.d
-        a_elems, b_elems = t.mt * t.kt * FRACTAL * self.k0, t.kt * t.nt * FRACTAL * self.k0
+        a_elems, b_elems = t.mt * t.kt * FRACTAL * self.k0, t.kt * t.ns * FRACTAL * self.k0
         self.a_elems, self.b_elems = a_elems, b_elems
         isz = _ITEMSIZE[d.in_dtype]
-        l1_slots = 2 if 2 * (a_elems + b_elems) * isz <= self.chip.l1_bytes else 1
-        self.l1_a = kb.tensor(d.in_dtype, (l1_slots * a_elems,), "L1", "l1_a")
-        self.l1_b = kb.tensor(d.in_dtype, (l1_slots * b_elems,), "L1", "l1_b")
+        scale = t.kl1 // t.kt
+        self.a_chunk, self.b_chunk = a_elems * scale, b_elems * scale        # one GM -> L1 load
+        a_l1 = (t.k1 // t.kl1) * self.a_chunk if t.a_resident else 2 * self.a_chunk
+        self.l1_slots = 2 if (a_l1 + 2 * self.b_chunk) * isz <= self.chip.l1_bytes else 1
+        self.a_resident = t.a_resident and self.l1_slots == 2     # else every sub-tile reads its A panels
+        if not self.a_resident:
+            a_l1 = self.l1_slots * self.a_chunk
+        self.l1_a = kb.tensor(d.in_dtype, (a_l1,), "L1", "l1_a")
+        self.l1_b = kb.tensor(d.in_dtype, (self.l1_slots * self.b_chunk,), "L1", "l1_b")
         self.l0_slots = 2 if 2 * a_elems * isz <= self.chip.l0a_bytes and 2 * b_elems * isz <= \
             self.chip.l0b_bytes else 1
-        self.l1_slots = l1_slots
         self.l0a = kb.tensor(d.in_dtype, (self.l0_slots * a_elems,), "L0A", "l0a")
         self.l0b = kb.tensor(d.in_dtype, (self.l0_slots * b_elems,), "L0B", "l0b")
-        self.tile_elems = t.mt * t.nt * FRACTAL * FRACTAL
-        self.chunk_elems = t.mt * t.nc * FRACTAL * FRACTAL      # the part of the tile UB holds at once
-        self.l0c = kb.tensor(d.acc_dtype, (self.tile_elems,), "L0C", "l0c")
-        self.ub_acc = kb.tensor(d.acc_dtype, (self.chunk_elems,), "UB", "ub_acc")
+        column = t.mt * FRACTAL * FRACTAL                             # one fractal column of a tile
+        self.l0c_elems = t.l0c_columns * column                       # the L0C slots together
+        self.slot_base = [t.l0c_offset(slot) * column for slot in range(t.l0c_slots)]
+        self.chunk_elems = t.mt * t.nc * FRACTAL * FRACTAL      # the part of a sub-tile UB holds at once
+        self.l0c = kb.tensor(d.acc_dtype, (self.l0c_elems,), "L0C", "l0c")
+        self.ub_slots = self._ub_slots()
+        self.ub_acc = kb.tensor(d.acc_dtype, (self.ub_slots * self.chunk_elems,), "UB", "ub_acc")
         self.ub_out = {}
         self.has_l0c_ub = ("L0C", "UB") in self.chip.paths
         if not self.has_l0c_ub:
-            self.ws_acc = kb.tensor(d.acc_dtype, (t.block_dim * self.tile_elems,), "GM", "ws_acc",
+            self.ws_acc = kb.tensor(d.acc_dtype, (t.block_dim * self.l0c_elems,), "GM", "ws_acc",
                                     is_workspace=True)
         if self.bias_src is not None:
-            self.ub_bias = kb.tensor(d.acc_dtype, (t.nc * FRACTAL,), "UB", "ub_bias")
-            self.ub_bias_in = kb.tensor(self.bias_src.dtype, (t.nc * FRACTAL,), "UB", "ub_bias_in") \
-                if self.bias_src.dtype != d.acc_dtype else None
+            self.ub_bias = kb.tensor(d.acc_dtype, (self.ub_slots * t.nc * FRACTAL,), "UB", "ub_bias")
+            self.ub_bias_in = kb.tensor(self.bias_src.dtype, (self.ub_slots * t.nc * FRACTAL,), "UB",
+                                        "ub_bias_in") if self.bias_src.dtype != d.acc_dtype else None
 
-    def _ub_of(self, dtype: str):
+    def _ub_slots(self) -> int:
+        """2 when two chunks' buffers (accumulator, every dtype of the epilogue, bias) fit UB: the next chunk
+        leaves L0C while the previous one is stored; else 1."""
+        d = self.d
+        dtypes = {d.acc_dtype, d.out_dtype} | {step.dst_dtype for step in self.g.epilogue}
+        chunk = self.chunk_elems * sum(_ITEMSIZE[x] for x in dtypes)
+        bias = self.t.nc * FRACTAL * 8 if self.bias_src is not None else 0
+        return 2 if 2 * (chunk + bias) <= self.chip.ub_bytes else 1
+
+    def _ub_of(self, dtype: str, uslot: int):
+        """UB chunk buffer of ``dtype`` in UB slot ``uslot``."""
         if dtype == self.d.acc_dtype:
-            return self.ub_acc
+            return _Part(self.ub_acc, uslot * self.chunk_elems)
         if dtype not in self.ub_out:
-            self.ub_out[dtype] = self.kb.tensor(dtype, (self.chunk_elems,), "UB", f"ub_{dtype}")
-        return self.ub_out[dtype]
+            self.ub_out[dtype] = self.kb.tensor(dtype, (self.ub_slots * self.chunk_elems,), "UB", f"ub_{dtype}")
+        return _Part(self.ub_out[dtype], uslot * self.chunk_elems)
 
     # -- kernel ---------------------------------------------------------------------------------------------------
     def emit(self) -> None:
@@ -76,15 +95,19 @@ class CubeWriter:
         for slot in range(2):
             kb.set_flag("MTE1", "MTE2", slot)
             kb.set_flag("M", "MTE1", slot)
-        kb.set_flag("MTE3", "V", 0)
-        kb.set_flag("V", "M", 0)
+        for slot in range(t.l0c_slots):
+            kb.set_flag("V", "M", slot)
+        for uslot in range(self.ub_slots):
+            kb.set_flag("MTE3", "V", uslot)
         with kb.for_range(0, t.tiles_per_block) as i:
             self._tile(kb.block_idx * t.tiles_per_block + i)
         for slot in range(2):
             kb.wait_flag("MTE1", "MTE2", slot)
             kb.wait_flag("M", "MTE1", slot)
-        kb.wait_flag("MTE3", "V", 0)
-        kb.wait_flag("V", "M", 0)
+        for slot in range(t.l0c_slots):
+            kb.wait_flag("V", "M", slot)
+        for uslot in range(self.ub_slots):
+            kb.wait_flag("MTE3", "V", uslot)
 
     def _tile(self, tile) -> None:
         t = self.t
@@ -93,107 +116,129 @@ class CubeWriter:
         b = tile // per_batch
         rest = tile % per_batch
         m1_0 = (rest // n_tiles) * t.mt
-        n1_0 = (rest % n_tiles) * t.nt
-        self.kb.wait_flag("V", "M", 0)              # L0C free (the previous tile left it)
-        steps = t.k1 // t.kt
-        self._k_step(b, m1_0, n1_0, 0, 0, accumulate=False)
-        if steps > 1:
-            with self.kb.for_range(1, steps) as ks:
-                self._k_step(b, m1_0, n1_0, ks, ks % 2, accumulate=True)
-        self._epilogue(b, m1_0, n1_0)
+        loads = t.k1 // t.kl1
+        for part, width in enumerate(t.parts):   # sub-tiles alternate between the L0C slots: one's epilogue
+            n1_0 = (rest % n_tiles) * t.nt + sum(t.parts[:part])      # overlaps the next one's mmads
+            slot = part % t.l0c_slots
+            self.kb.wait_flag("V", "M", slot)          # this L0C slot is free (its previous epilogue moved it out)
+            load_a = part == 0 or not self.a_resident
+            self._l1_load(b, m1_0, (n1_0, width), 0, 0, slot, load_a, first=True)
+            if loads > 1:
+                with self.kb.for_range(1, loads) as kc:
+                    self._l1_load(b, m1_0, (n1_0, width), kc, kc % 2, slot, load_a, first=False)
+            self._epilogue(b, m1_0, n1_0, width, slot)
 
-    def _k_step(self, b, m1_0, n1_0, ks, slot, accumulate: bool) -> None:
+    def _l1_load(self, b, m1_0, columns: tuple, kc, slot, l0c_slot: int, load_a: bool, first: bool) -> None:
+        """GM -> L1 panels of ``kl`` K fractals (load ``kc``) for the sub-tile of ``columns`` = (first fractal
+        column, width), then their L0 k-steps and mmads."""
         kb, t, k0 = self.kb, self.t, self.k0
+        n1_0, width = columns
         slot = slot if self.l1_slots == 2 else 0
-        l1_a, l1_b = self.l1_a[slot * self.a_elems], self.l1_b[slot * self.b_elems]
+        a_slot = kc if self.a_resident else slot
+        l1_a0, l1_b0 = a_slot * self.a_chunk, slot * self.b_chunk
+        b_step = t.kt * width * FRACTAL * k0                          # one k-step of this sub-tile's B panel
         kb.wait_flag("MTE1", "MTE2", slot)
         a_rows, b_rows = t.m1 * FRACTAL, t.n1 * FRACTAL
         a_batch = b * (t.k1 * a_rows * k0)
         b_batch = b * (t.k1 * b_rows * k0) if self.b_batched else 0
-        k_first = ks * t.kt
-        # A panel [kt, mt*16, K0] of [k1, M1*16, K0]; B panel [kt, nt*16, K0] of [k1, N1*16, K0]
-        kb.data_move(l1_a, self.a_src[a_batch + (k_first * a_rows + m1_0 * FRACTAL) * k0], 0, t.kt,
-                     t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
-        kb.data_move(l1_b, self.b_src[b_batch + (k_first * b_rows + n1_0 * FRACTAL) * k0], 0, t.kt,
-                     t.nt * FRACTAL, (t.n1 - t.nt) * FRACTAL, 0)
+        k_first = kc * t.kl1
+        # A panel [kl, mt*16, K0] of [k1, M1*16, K0]; B panel [kl, ns*16, K0] of [k1, N1*16, K0]
+        if load_a:
+            kb.data_move(self.l1_a[l1_a0], self.a_src[a_batch + (k_first * a_rows + m1_0 * FRACTAL) * k0], 0,
+                         t.kl1, t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
+        kb.data_move(self.l1_b[l1_b0], self.b_src[b_batch + (k_first * b_rows + n1_0 * FRACTAL) * k0], 0,
+                     t.kl1, width * FRACTAL, (t.n1 - width) * FRACTAL, 0)
         kb.set_flag("MTE2", "MTE1", slot)
         kb.wait_flag("MTE2", "MTE1", slot)
-        l0_slot = slot if self.l0_slots == 2 else 0
+        steps = t.kl1 // t.kt
+        for step in range(steps):        # the L0 slots alternate over every k-step of the sub-tile
+            l0_slot = 0 if self.l0_slots == 1 else (step % 2 if steps % 2 == 0 else (kc + step) % 2)
+            self._k_step(l1_a0 + step * self.a_elems, l1_b0 + step * b_step, (l0_slot, l0c_slot), width,
+                         accumulate=not (first and step == 0))
+        kb.set_flag("MTE1", "MTE2", slot)
+
+    def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool) -> None:
+        """L1 -> L0A / L0B of one k-step (``kt`` fractals of K, ``width`` fractal columns) and its mmad;
+        ``slots`` = (L0 slot, L0C slot)."""
+        kb, t, k0 = self.kb, self.t, self.k0
+        l0_slot, l0c_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)
         a0, b0 = l0_slot * self.a_elems, l0_slot * self.b_elems
-        l1_a0, l1_b0 = slot * self.a_elems, slot * self.b_elems
         frac = FRACTAL * k0
         for m in range(t.mt):     # zZ: fractal row m of A holds its kt fractals side by side
             kb.data_move(self.l0a[a0 + m * t.kt * frac], self.l1_a[l1_a0 + m * frac], 0, t.kt, FRACTAL,
                          (t.mt - 1) * FRACTAL, 0)
-        kb.data_move(self.l0b[b0], self.l1_b[l1_b0], 0, 1, t.kt * t.nt * FRACTAL, 0, 0)
-        kb.set_flag("MTE1", "MTE2", slot)
+        kb.data_move(self.l0b[b0], self.l1_b[l1_b0], 0, 1, t.kt * width * FRACTAL, 0, 0)
         kb.set_flag("MTE1", "M", 0)
         kb.wait_flag("MTE1", "M", 0)
-        kb.mmad(self.l0c, self.l0a[a0], self.l0b[b0], t.mt * FRACTAL, t.kt * k0, t.nt * FRACTAL, accumulate)
+        kb.mmad(self.l0c[self.slot_base[l0c_slot]], self.l0a[a0], self.l0b[b0], t.mt * FRACTAL, t.kt * k0,
+                width * FRACTAL, accumulate)
         kb.set_flag("M", "MTE1", l0_slot)
 
     # -- epilogue -------------------------------------------------------------------------------------------------
-    def _epilogue(self, b, m1_0, n1_0) -> None:
-        """L0C's tile through UB in chunks of ``nc`` fractal columns: move, bias, cast, fused steps, store."""
+    def _epilogue(self, b, m1_0, n1_0, width: int, slot: int) -> None:
+        """L0C slot ``slot``'s sub-tile through UB in chunks of ``nc`` fractal columns: move, bias, cast, fused
+        steps, store."""
         kb, t = self.kb, self.t
-        kb.set_flag("M", "V", 0)
-        kb.wait_flag("M", "V", 0)
+        kb.set_flag("M", "V", slot)
+        kb.wait_flag("M", "V", slot)
         if not self.has_l0c_ub:
-            kb.set_flag("M", "FIX", 0)
-            kb.wait_flag("M", "FIX", 0)
-        chunks = t.nt // t.nc
-        for chunk in range(chunks):
-            self._chunk(b, m1_0, n1_0, chunk, last=chunk == chunks - 1)
+            kb.set_flag("M", "FIX", slot)
+            kb.wait_flag("M", "FIX", slot)
+        chunks = width // t.nc
+        for chunk in range(chunks):     # chunks alternate between the UB slots: one is stored as the next arrives
+            self._chunk(b, m1_0, n1_0, slot, chunk, last=chunk == chunks - 1)
 
-    def _load_chunk(self, chunk: int, last: bool) -> None:
+    def _load_chunk(self, slot: int, chunk: int, ub_acc, last: bool) -> None:
         kb, d = self.kb, self.d
         nbytes = self.chunk_elems * _ITEMSIZE[d.acc_dtype]
-        l0c = self.l0c[chunk * self.chunk_elems]
+        l0c = self.l0c[self.slot_base[slot] + chunk * self.chunk_elems]
         if self.has_l0c_ub:
-            kb.data_move(self.ub_acc, l0c, 0, 1, nbytes // self.blk, 0, 0)
+            kb.data_move(ub_acc[0], l0c, 0, 1, nbytes // self.blk, 0, 0)
         else:
-            ws = self.ws_acc[kb.block_idx * self.tile_elems + chunk * self.chunk_elems]
+            ws = self.ws_acc[kb.block_idx * self.l0c_elems + self.slot_base[slot] + chunk * self.chunk_elems]
             kb.data_move(ws, l0c, 0, 1, nbytes // self.blk, 0, 0)
             kb.set_flag("FIX", "MTE2", 0)
             kb.wait_flag("FIX", "MTE2", 0)
-            kb.data_move(self.ub_acc, ws, 0, 1, nbytes // self.blk, 0, 0)
+            kb.data_move(ub_acc[0], ws, 0, 1, nbytes // self.blk, 0, 0)
             kb.set_flag("MTE2", "V", 0)
             kb.wait_flag("MTE2", "V", 0)
         if last:
-            kb.set_flag("V", "M", 0)                # L0C may take the next tile
+            kb.set_flag("V", "M", slot)             # this L0C slot may take the next sub-tile
 
-    def _chunk(self, b, m1_0, n1_0, chunk: int, last: bool) -> None:
+    def _chunk(self, b, m1_0, n1_0, slot: int, chunk: int, last: bool) -> None:
         kb, t, d = self.kb, self.t, self.d
-        kb.wait_flag("MTE3", "V", 0)                # UB free (the previous chunk's store is done)
-        self._load_chunk(chunk, last)
+        uslot = chunk % self.ub_slots
+        kb.wait_flag("MTE3", "V", uslot)            # this UB slot is free (its previous chunk's store is done)
+        current = self._ub_of(d.acc_dtype, uslot)
+        self._load_chunk(slot, chunk, current, last)
         n_first = n1_0 + chunk * t.nc
         if self.bias_src is not None:
-            self._add_bias(n_first)
-        current = self.ub_acc
+            self._add_bias(n_first, current, uslot)
         dtype = d.acc_dtype
         if d.out_dtype != dtype:
-            current = self._cast(current, dtype, d.out_dtype)
+            current = self._cast(current, dtype, d.out_dtype, uslot)
             dtype = d.out_dtype
         for step in self.g.epilogue:
-            current = self._step(current, step)
+            current = self._step(current, step, uslot)
             dtype = step.dst_dtype
-        kb.set_flag("V", "MTE3", 0)
-        kb.wait_flag("V", "MTE3", 0)
+        kb.set_flag("V", "MTE3", uslot)
+        kb.wait_flag("V", "MTE3", uslot)
         self._store(current, dtype, b, m1_0, n_first)
-        kb.set_flag("MTE3", "V", 0)
+        kb.set_flag("MTE3", "V", uslot)
 
-    def _add_bias(self, n1_0) -> None:
+    def _add_bias(self, n1_0, acc, uslot: int) -> None:
         kb, t, d = self.kb, self.t, self.d
         count = t.nc * FRACTAL
         src_dtype = self.bias_src.dtype
-        target = self.ub_bias_in if self.ub_bias_in is not None else self.ub_bias
+        bias = _Part(self.ub_bias, uslot * count)
+        target = _Part(self.ub_bias_in, uslot * count) if self.ub_bias_in is not None else bias
         blocks = -(-count * _ITEMSIZE[src_dtype] // self.blk)
-        kb.data_move(target, self.bias_src[n1_0 * FRACTAL], 0, 1, blocks, 0, 0)
+        kb.data_move(target[0], self.bias_src[n1_0 * FRACTAL], 0, 1, blocks, 0, 0)
         kb.set_flag("MTE2", "V", 1)
         kb.wait_flag("MTE2", "V", 1)
         if self.ub_bias_in is not None:
-            self._vector("vconv", self.ub_bias, self.ub_bias_in, count, d.acc_dtype, src_dtype, round_mode="")
+            self._vector("vconv", bias, target, count, d.acc_dtype, src_dtype, round_mode="")
         lanes_row = FRACTAL                     # one output row of a fractal: 16 accumulator values
         rows = t.mt * FRACTAL
         row_blocks = lanes_row * 4 // self.blk
@@ -202,18 +247,18 @@ class CubeWriter:
             while done < rows:
                 rep = min(self.chip.max_repeat, rows - done)
                 base = (n * rows + done) * lanes_row
-                kb.vadd(lanes_row, self.ub_acc[base], self.ub_acc[base], self.ub_bias[n * lanes_row], rep,
-                        1, 1, 1, row_blocks, row_blocks, 0)
+                kb.vadd(lanes_row, acc[base], acc[base], bias[n * lanes_row], rep, 1, 1, 1, row_blocks,
+                        row_blocks, 0)
                 done += rep
 
-    def _cast(self, src, src_dtype: str, dst_dtype: str):
-        dst = self._ub_of(dst_dtype)
+    def _cast(self, src, src_dtype: str, dst_dtype: str, uslot: int):
+        dst = self._ub_of(dst_dtype, uslot)
         self._vector("vconv", dst, src, self.chunk_elems, dst_dtype, src_dtype, round_mode="")
         return dst
 
-    def _step(self, current, step):
+    def _step(self, current, step, uslot: int):
         if step.opcode == "vconv":
-            return self._cast(current, step.src_dtype, step.dst_dtype)
+            return self._cast(current, step.src_dtype, step.dst_dtype, uslot)
         extra = {} if step.scalar is None else {"scalar": step.scalar}
         self._vector(step.opcode, current, current, self.chunk_elems, step.dst_dtype, step.src_dtype, **extra)
         return current
@@ -243,7 +288,17 @@ class CubeWriter:
         rows = t.m1 * FRACTAL
         base = b * (t.n1 * rows * FRACTAL) + (n1_0 * rows + m1_0 * FRACTAL) * FRACTAL
         # chunk [nc, mt*16, 16] into [N1, M1*16, 16]
-        self.kb.data_move(self.out_dst[base], ub, 0, t.nc, t.mt * frac_blocks, 0, (t.m1 - t.mt) * frac_blocks)
+        self.kb.data_move(self.out_dst[base], ub[0], 0, t.nc, t.mt * frac_blocks, 0, (t.m1 - t.mt) * frac_blocks)
+
+
+class _Part:
+    """Elements of a UB tensor from ``base`` on (one slot of a double buffer): ``part[i]`` is ``tensor[base + i]``."""
+
+    def __init__(self, tensor, base: int):
+        self.tensor, self.base = tensor, base
+
+    def __getitem__(self, index):
+        return self.tensor[self.base + index]
 
 
 __all__ = ["CubeWriter"]

@@ -5,8 +5,11 @@ chip) and K0 = one block of elements (``block_bytes / itemsize``: 16 fp16, 32 in
 stored row-major inside and row-major between: ``[M1, K1, FM, K0]``; B is nZ, fractals of K0 x FN stored
 column-major inside, row-major between: ``[K1, N1, FN, K0]``; C is zN, fractals of FM x FN row-major inside,
 column-major between: ``[N1, M1, FM, FN]``.  Only the first ``matrix_k`` of the K1*K0 reduction columns take part
-(padding is ignored); whole C fractals are written.  Products accumulate in float32 (fp16 inputs) or int32 (8-bit
-inputs).  ``is_bias`` true adds into C's old contents.  Alignment: A and B one fractal (FM or FN blocks: 512 bytes),
+(padding is ignored); whole C fractals are written.  Accumulation, fp16 inputs: every product of two halves is
+exact in float32; the products of one K0 chunk (16 reduction columns) are summed exactly (float64) and rounded once
+to float32, and the chunks accumulate in float32 in K order, as partial sums enter L0C -- an order fixed by the
+instruction, not by the host's BLAS (its blocking and thread count would otherwise decide the float32 rounding);
+with ``is_bias`` the accumulation starts from C's old contents.  8-bit inputs: exact int32 accumulation (wrapping).  Alignment: A and B one fractal (FM or FN blocks: 512 bytes),
 C one fractal of elements (FM x FN = 256).  Float C follows the chip's overflow mode (saturation: inf -> +-max,
 NaN -> 0; inf_nan: IEEE).
 """
@@ -39,20 +42,63 @@ def mmad_key(a: str, b: str, c: str):
 
 def _semantics(a, b, c_old, fractal, blocks, k, accumulate, out_dt):
     """C fractals [N1, M1, FM, FN] from A [M1, K1, FM, K0] and B [K1, N1, FN, K0] (flat inputs); ``fractal`` is
-    (FM, FN), ``blocks`` (M1, K1, N1, K0)."""
+    (FM, FN), ``blocks`` (M1, K1, N1, K0).  Float inputs: per K0 chunk an exact (float64) sum rounded to float32,
+    the chunks accumulated in float32 in K order (the module docstring); 8-bit products exactly, in float64
+    (|sum| < 2^53 for any K the cube takes)."""
     fm, fn = fractal
     m1, k1, n1, k0 = blocks
-    acc = np.float32 if out_dt.kind == "f" else np.int64
-    a2 = a.reshape(m1, k1, fm, k0).transpose(0, 2, 1, 3).reshape(m1 * fm, k1 * k0)[:, :k]
-    b2 = b.reshape(k1, n1, fn, k0).transpose(0, 3, 1, 2).reshape(k1 * k0, n1 * fn)[:k, :]
-    c = np.matmul(a2.astype(acc), b2.astype(acc))
-    c_frac = c.reshape(m1, fm, n1, fn).transpose(2, 0, 1, 3).reshape(-1)
-    if accumulate:
-        c_frac = c_frac + c_old.astype(acc)
     if out_dt.kind == "f":
-        return c_frac.astype(out_dt)
-    return (c_frac.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32).view(out_dt) if out_dt.itemsize == 4 \
-        else c_frac.astype(out_dt)
+        frac = _chunked_float_sum(a, b, fractal, blocks, k, c_old if accumulate else None)
+        accumulate = False              # C's old contents started the accumulation
+    else:
+        a2 = np.empty((m1, fm, k1, k0), np.float64)
+        np.copyto(a2, a.reshape(m1, k1, fm, k0).transpose(0, 2, 1, 3))
+        a2 = a2.reshape(m1 * fm, k1 * k0)
+        b2 = np.empty((k1, k0, n1, fn), np.float64)
+        np.copyto(b2, b.reshape(k1, n1, fn, k0).transpose(0, 3, 1, 2))
+        b2 = b2.reshape(k1 * k0, n1 * fn)
+        if k < k1 * k0:
+            a2, b2 = np.ascontiguousarray(a2[:, :k]), b2[:k]
+        frac = np.matmul(a2, b2).reshape(m1, fm, n1, fn).transpose(2, 0, 1, 3)
+    acc = np.float32
+    if out_dt.kind == "f":
+        out = np.empty((n1, m1, fm, fn), acc)
+        np.copyto(out, frac)
+        out = out.reshape(-1)
+        if accumulate:
+            np.add(out, c_old, out=out)
+        return out if out.dtype == out_dt else out.astype(out_dt)
+    out = np.empty((n1, m1, fm, fn), np.int64)
+    np.copyto(out, frac, casting="unsafe")
+    out = out.reshape(-1)
+    if accumulate:
+        np.add(out, c_old, out=out, casting="unsafe")
+    return (out & 0xFFFFFFFF).astype(np.uint32).view(out_dt) if out_dt.itemsize == 4 else out.astype(out_dt)
+
+
+def _chunked_float_sum(a, b, fractal, blocks, k, c_old=None) -> np.ndarray:
+    """[N1, M1, FM, FN] float32: per K0 chunk (the last one cut at ``k``) the exact float64 sum of its products
+    rounded to float32, the chunks added in float32 in K order, onto ``c_old`` (C's old contents, flat
+    [N1, M1, FM, FN]) when given."""
+    fm, fn = fractal
+    m1, k1, n1, k0 = blocks
+    chunks = -(-k // k0)
+    a3 = np.empty((chunks, m1, fm, k0), np.float64)       # per chunk: (M, K0)
+    np.copyto(a3, a.reshape(m1, k1, fm, k0)[:, :chunks].transpose(1, 0, 2, 3))
+    b3 = np.empty((chunks, k0, n1, fn), np.float64)       # per chunk: (K0, N)
+    np.copyto(b3, b.reshape(k1, n1, fn, k0)[:chunks].transpose(0, 3, 1, 2))
+    if k % k0:                                            # columns past matrix_k take no part
+        a3[-1, ..., k % k0:] = 0
+    partial = np.matmul(a3.reshape(chunks, m1 * fm, k0), b3.reshape(chunks, k0, n1 * fn))
+    if c_old is None:
+        total, rest = partial[0].astype(np.float32), partial[1:]
+    else:
+        total = np.empty((m1 * fm, n1 * fn), np.float32)
+        np.copyto(total.reshape(m1, fm, n1, fn), np.asarray(c_old).reshape(n1, m1, fm, fn).transpose(1, 2, 0, 3))
+        rest = partial
+    for chunk in rest:
+        total += chunk.astype(np.float32)
+    return total.reshape(m1, fm, n1, fn).transpose(2, 0, 1, 3)
 
 
 def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:

@@ -125,3 +125,19 @@ def same_as_reference(kernel, arrays, chip, monkeypatch, block_dim):
         assert a.tobytes() == b.tobytes()
     assert fast_trace == ref_trace
     return ref
+
+
+def tree_sum(values, dtype, saturates):
+    """Adjacent pairs, level by level, each sum rounded to dtype; on a saturating chip a float sum that overflows
+    becomes +-max (65504 for float16) and NaN becomes 0, else IEEE."""
+    level = [dtype.type(v) for v in values]
+    while len(level) > 1:
+        nxt = []
+        for a, b in zip(level[0::2], level[1::2]):
+            with np.errstate(over="ignore", invalid="ignore"):
+                s = dtype.type(a + b)
+            if saturates and dtype.kind == "f" and not np.isfinite(s):
+                s = dtype.type(0) if np.isnan(s) else np.finfo(dtype).max * dtype.type(1 if s > 0 else -1)
+            nxt.append(s)
+        level = nxt
+    return level[0]

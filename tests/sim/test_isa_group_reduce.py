@@ -5,26 +5,11 @@ import numpy as np
 import pytest
 
 from npusim.sim import get_chip
-from sim_helpers import address, lanes_of, ref_elementwise, run_on_ub
+from sim_helpers import address, lanes_of, ref_elementwise, run_on_ub, tree_sum as pair_tree
 
 RNG = np.random.default_rng(33)
 MASKS = {128: [128, 40, (0x8000_0000_0000_0001, 0x0000_FFFF_0000_0003)], 64: [64, 13, (0, 0xF0F0_0000_0000_0003)]}
 REPEAT = 3
-
-
-def pair_tree(values, dtype, saturates):
-    """Adjacent pairs, level by level, each sum rounded to dtype (saturated on a saturating chip)."""
-    level = [dtype.type(v) for v in values]
-    while len(level) > 1:
-        nxt = []
-        for a, b in zip(level[0::2], level[1::2]):
-            with np.errstate(over="ignore", invalid="ignore"):
-                s = dtype.type(a + b)
-            if saturates and not np.isfinite(s):
-                s = dtype.type(0) if np.isnan(s) else np.finfo(dtype).max * dtype.type(1 if s > 0 else -1)
-            nxt.append(s)
-        level = nxt
-    return level[0]
 
 
 def ref_group(img, opcode, mask, blk, rep, dst_rep, saturates):

@@ -4,28 +4,12 @@ import numpy as np
 import pytest
 
 from npusim.sim import get_chip
-from sim_helpers import address, lanes_of, run_on_ub
+from sim_helpers import address, lanes_of, run_on_ub, tree_sum
 
 RNG = np.random.default_rng(21)
 MASKS = {128: [128, 77, (0x8000_0000_0000_0001, 0xFFFF_0000_0000_0001)], 64: [64, 13, (0, 0xF0F0_F0F0_0000_0003)]}
 SRC_STRIDES = [(1, 8), (2, 16), (0, 1)]
 REPEAT = 4
-
-
-def tree_sum(values, dtype, saturates):
-    """Adjacent pairs, level by level, each sum rounded to dtype; on a saturating chip a float sum that overflows
-    becomes +-max (65504 for float16) and NaN becomes 0, else IEEE."""
-    level = [dtype.type(v) for v in values]
-    while len(level) > 1:
-        nxt = []
-        for a, b in zip(level[0::2], level[1::2]):
-            with np.errstate(over="ignore", invalid="ignore"):
-                s = dtype.type(a + b)
-            if saturates and dtype.kind == "f" and not np.isfinite(s):
-                s = dtype.type(0) if np.isnan(s) else np.finfo(dtype).max * dtype.type(1 if s > 0 else -1)
-            nxt.append(s)
-        level = nxt
-    return level[0]
 
 
 def ref_reduce(img, opcode, mask, blk, rep, dst_rep, saturates):

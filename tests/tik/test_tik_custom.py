@@ -4,23 +4,15 @@ import json
 
 import numpy as np
 import pytest
-from tik_kernels import int8_dequant_kernel, soc_core_num, vadd_kernel
+from tik_kernels import reg_info, int8_dequant_kernel, soc_core_num, vadd_kernel
 
 from mindspore import Tensor, ops
-from mindspore.ops import CustomRegOp, DataType, custom_info_register
+from mindspore.ops import DataType, custom_info_register
 from npusim.sim import profile
 from te_compat.build import load_built
 
 
-def _reg(inputs, outputs, *formats):
-    reg = CustomRegOp()
-    for i, name in enumerate(inputs):
-        reg = reg.input(i, name)
-    for i, name in enumerate(outputs):
-        reg = reg.output(i, name)
-    for row in formats:
-        reg = reg.dtype_format(*row)
-    return reg.target("Ascend").get_op_info()
+_reg = reg_info
 
 
 F16, I8, U8 = DataType.F16_Default, DataType.I8_Default, DataType.U8_Default

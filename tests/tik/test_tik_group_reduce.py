@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from mindspore import Tensor, ops
-from mindspore.ops import CustomRegOp, DataType, custom_info_register
+from mindspore.ops import DataType, custom_info_register
 from npusim.errors.tik import TikDtypeError, TikOperandRangeError, TikRepeatError, TikTensorOverflowError
 from tbe import tik
+from tik_kernels import reg_info
 
 ROWS_PER_TILE = 128          # 16-element rows (one block each) per tile: 16 repeats of 8 blocks
 
@@ -119,15 +120,7 @@ def test_fused_vector_ops(soc, op, dtype):
     np.testing.assert_array_equal(out, ref.astype(dtype))
 
 
-def _reg(inputs, outputs, *formats):
-    reg = CustomRegOp()
-    for i, name in enumerate(inputs):
-        reg = reg.input(i, name)
-    for i, name in enumerate(outputs):
-        reg = reg.output(i, name)
-    for row in formats:
-        reg = reg.dtype_format(*row)
-    return reg.target("Ascend").get_op_info()
+_reg = reg_info
 
 
 F16 = DataType.F16_Default

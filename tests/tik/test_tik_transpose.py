@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from mindspore import Tensor, ops
-from mindspore.ops import CustomRegOp, DataType, custom_info_register
+from mindspore.ops import DataType, custom_info_register
 from npusim.errors import TikAccessViolationError
 from npusim.sim import profile
 from npusim.errors.tik import (TikAlignmentError, TikDtypeError, TikOperandRangeError, TikOverlapError,
                                TikRepeatError, TikSyntaxError, TikTensorOverflowError)
 from tbe import tik
+from tik_kernels import reg_info
 
 C0 = 16
 TILE = 256            # HW elements per channel per tile
@@ -115,15 +116,7 @@ def test_vtranspose_batches_over_cores(soc):
     np.testing.assert_array_equal(y.view(np.uint16), x.transpose(0, 2, 1).view(np.uint16))
 
 
-def _reg(inputs, outputs, *formats):
-    reg = CustomRegOp()
-    for i, name in enumerate(inputs):
-        reg = reg.input(i, name)
-    for i, name in enumerate(outputs):
-        reg = reg.output(i, name)
-    for row in formats:
-        reg = reg.dtype_format(*row)
-    return reg.target("Ascend").get_op_info()
+_reg = reg_info
 
 
 @custom_info_register(_reg(["x"], ["y"], (DataType.F16_Default, DataType.F16_Default)))

@@ -128,3 +128,16 @@ def row_sum_kernel(rows, cols, kernel_name="tik_row_sum", dtype="float32"):
 
 def soc_core_num():
     return int(get_soc_spec("CORE_NUM"))
+
+
+def reg_info(inputs, outputs, *formats):
+    """A Custom op's reg info: named inputs and outputs, the given dtype_format rows, target Ascend."""
+    from mindspore.ops import CustomRegOp
+    reg = CustomRegOp()
+    for i, name in enumerate(inputs):
+        reg = reg.input(i, name)
+    for i, name in enumerate(outputs):
+        reg = reg.output(i, name)
+    for row in formats:
+        reg = reg.dtype_format(*row)
+    return reg.target("Ascend").get_op_info()

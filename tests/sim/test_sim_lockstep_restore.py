@@ -58,3 +58,36 @@ def test_a_batch_that_gives_up_ends_with_the_reference_bytes(monkeypatch):
         results[mode] = [device.from_device(p, a.shape, np.float32).tobytes() for p, a in zip(ptrs[1:], (y0, w0))]
     assert gave_up == [True]
     assert results["auto"] == results["reference"]
+
+
+def _loaded_guard(kind: str):
+    """Block b loads w[8 b] into a register that decides whether (``guard``) or where (``address``) it stores into
+    y, then writes w[8 b + 8], which block b+1 loads: the batch gives up, its blocks having read stale data, and
+    an output-only y must still end as the block-by-block run leaves it."""
+    kb = KernelBuilder(f"loaded_{kind}", chip=get_chip("Ascend910"))
+    y = kb.tensor("float32", (64,), "GM", "y")
+    w = kb.tensor("int32", (64,), "GM", "w")
+    s = kb.scalar("int32", "s")
+    s.set_as(w[kb.block_idx * 8])
+    if kind == "guard":
+        with kb.if_scope(s == 0):
+            y[kb.block_idx * 8].set_as(5.0)
+        w[kb.block_idx * 8 + 8].set_as(1)
+    else:
+        y[s].set_as(5.0)
+        w[kb.block_idx * 8 + 8].set_as(kb.block_idx * 8 + 40)
+    return kb.build(inputs=[w], outputs=[y], check=False)
+
+
+@pytest.mark.parametrize("kind", ["guard", "address"])
+def test_stores_decided_by_loaded_data_are_undone(kind, monkeypatch):
+    w0 = np.zeros(64, np.int32)
+    w0[8] = 16 if kind == "address" else 0        # what block 1 reads if it runs before block 0's store
+    results = {}
+    for mode in ("auto", "reference"):
+        monkeypatch.setattr(executor, "DEFAULT_MODE", mode)
+        device = Device(get_chip("Ascend910"))
+        pw, py = device.to_device(w0), device.to_device(np.full(64, -7, np.float32))
+        device.run(_loaded_guard(kind), [pw, py], block_dim=2)
+        results[mode] = device.from_device(py, (64,), np.float32).tobytes()
+    assert results["auto"] == results["reference"]

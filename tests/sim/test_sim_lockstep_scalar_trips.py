@@ -176,3 +176,23 @@ def test_access_past_the_buffer_in_the_last_trip_raises_like_the_reference(monke
         assert "accesses elements 64..64 but ub holds 64 elements" in str(caught.value)
     assert errors[0] == errors[1]
     assert fast_runs == [False]
+
+
+def test_store_address_not_affine_in_the_loop_runs_trip_by_trip(monkeypatch, fast_runs):
+    """i + i(i-1)(3-i) agrees with an affine start at trips 0, 1 and 3 of 0..4 but not at trip 2: the runner must
+    judge the expression, not sample trips."""
+    kb = KernelBuilder("nonaffine", chip=get_chip("Ascend910"))
+    x = kb.tensor("float32", (BLOCKS * 64,), "GM", "x")
+    src = kb.tensor("float32", (64,), "UB", "src")
+    dst = kb.tensor("float32", (64,), "UB", "dst")
+    kb.data_move(src, x[kb.block_idx * 64], 0, 1, 8, 0, 0)
+    kb.data_move(dst, x[kb.block_idx * 64], 0, 1, 8, 0, 0)
+    r, r2 = kb.scalar("float32", "r"), kb.scalar("float32", "r2")
+    with kb.for_range(0, 5) as i:
+        r.set_as(src[i * 8])
+        r2.set_as(r + 100.0)
+        dst[i + i * (i - 1) * (3 - i) + 32].set_as(r2)
+    kb.data_move(x[kb.block_idx * 64], dst, 0, 1, 8, 0, 0)
+    kernel = kb.build(inputs=[x], outputs=[], check=False)
+    _same(kernel, [np.arange(BLOCKS * 64, dtype=np.float32)], "Ascend910", monkeypatch)
+    assert fast_runs == []

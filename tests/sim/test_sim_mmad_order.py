@@ -40,3 +40,19 @@ def test_chunked_float32_accumulation_bit_for_bit(m, k, n, bias):
     old = unpack_c(c_old, m, n) if bias else None
     want = _reference(a.astype(np.float64), b.astype(np.float64), k, old)
     assert unpack_c(got, m, n).tobytes() == want.tobytes()
+
+
+def test_reduction_rows_past_matrix_k_take_no_part():
+    """B's rows past matrix_k (old L0B contents, here inf) must not reach C (0 * inf would be NaN)."""
+    m, k, n = 16, 20, 16
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    pa, pb = pack_a(a), pack_b(b)
+    pb_dirty = pb.copy()
+    pb_dirty[1, :, :, k - 16:] = np.inf               # K chunk 1, reduction rows 20..31
+    m1, k1, n1 = pa.shape[0], pa.shape[1], pb.shape[1]
+    args = ((16, 16), (m1, k1, n1, 16), k, False, np.dtype(np.float32))
+    clean = _semantics(pa.reshape(-1), pb.reshape(-1), None, *args)
+    dirty = _semantics(pa.reshape(-1), pb_dirty.reshape(-1), None, *args)
+    assert np.isfinite(dirty).all() and dirty.tobytes() == clean.tobytes()

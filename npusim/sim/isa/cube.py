@@ -87,8 +87,9 @@ def _chunked_float_sum(a, b, fractal, blocks, k, c_old=None) -> np.ndarray:
     np.copyto(a3, a.reshape(m1, k1, fm, k0)[:, :chunks].transpose(1, 0, 2, 3))
     b3 = np.empty((chunks, k0, n1, fn), np.float64)       # per chunk: (K0, N)
     np.copyto(b3, b.reshape(k1, n1, fn, k0)[:chunks].transpose(0, 3, 1, 2))
-    if k % k0:                                            # columns past matrix_k take no part
-        a3[-1, ..., k % k0:] = 0
+    if k % k0:                                            # reduction columns past matrix_k take no part
+        a3[-1, ..., k % k0:] = 0                          # (both sides: 0 * inf would be NaN)
+        b3[-1, k % k0:] = 0
     partial = np.matmul(a3.reshape(chunks, m1 * fm, k0), b3.reshape(chunks, k0, n1 * fn))
     if c_old is None:
         total, rest = partial[0].astype(np.float32), partial[1:]

@@ -33,28 +33,31 @@ _GM_STORES = frozenset({"data_move", "sstore"})
 
 
 def program_for(compiled):
-    """(batched program or None, GM parameter indices the kernel may write, indices it may read, whether it
-    accumulates atomically), derived once per compiled kernel."""
+    """(batched program or None, GM parameter indices the kernel may write, indices it may read, whether an undo
+    must restore every written tensor: :func:`_gm_reads`), derived once per compiled kernel."""
     found = compiled.derived.get("lockstep")
     if found is None:
         writes = frozenset(i for instr in _instrs(compiled.tree) for i in instr.gm_writes)
-        reads, atomic = _gm_reads(compiled.kernel)
-        found = compiled.derived["lockstep"] = (build_program(compiled), writes, reads, atomic)
+        reads, restore_all = _gm_reads(compiled.kernel)
+        found = compiled.derived["lockstep"] = (build_program(compiled), writes, reads, restore_all)
     return found
 
 
 def _gm_reads(kernel) -> tuple:
-    """(indices of the GM parameters some operand other than a plain store's ``dst`` mentions, whether any
-    instruction switches on atomic accumulation)."""
+    """(indices of the GM parameters some operand other than a plain store's ``dst`` mentions, whether every
+    written tensor must be restored: the kernel switches on atomic accumulation, or loads memory into a register
+    (``sload``: data can then decide whether and where later stores write, and a batch that read stale data may
+    have stored where the block-by-block run does not))."""
     index_of = {p.name: i for i, p in enumerate(kernel.params) if p.kind != "scalar"}
-    reads, atomic = set(), False
+    reads, restore_all = set(), False
     for _, instr in kernel.instructions():
-        atomic |= instr.opcode.startswith("set_atomic_") and instr.opcode != "set_atomic_none"
+        restore_all |= instr.opcode.startswith("set_atomic_") and instr.opcode != "set_atomic_none"
+        restore_all |= instr.opcode == "sload"
         for name, value in instr.args:
             for ref in _bufrefs(value):
                 if ref.buffer in index_of and not (name == "dst" and instr.opcode in _GM_STORES):
                     reads.add(index_of[ref.buffer])
-    return frozenset(reads), atomic
+    return frozenset(reads), restore_all
 
 
 def _bufrefs(value):
@@ -65,16 +68,17 @@ def _bufrefs(value):
             yield from _bufrefs(item)
 
 
-def restore_set(ranges: dict, writes: frozenset, reads: frozenset, atomic: bool) -> frozenset:
+def restore_set(ranges: dict, writes: frozenset, reads: frozenset, restore_all: bool) -> frozenset:
     """The written GM parameters whose overwritten bytes an undo must put back: those the kernel may also read
-    (directly, or through a binding that shares bytes with one it reads), and all of them when it accumulates
-    atomically.  A parameter the kernel only stores into needs no undo: the block-by-block run that follows a
-    give-up stores the same values into the same bytes (GM it reads is restored, so it computes what the batch
-    did); after a launch that raised, such an output may also hold what blocks the batch ran ahead wrote, as on a
-    chip whose other cores went on."""
+    (directly, or through a binding that shares bytes with one it reads), and all of them when ``restore_all``
+    (atomic accumulation, or memory loaded into registers).  A parameter the kernel only stores into needs no undo
+    otherwise: with no memory value in a register, whether and where every store writes depends only on the
+    launch's arguments, so the block-by-block run that follows a give-up stores into the same bytes (the values
+    may differ where the batch read stale data; the rerun's replace them); after a launch that raised, such an
+    output may also hold what blocks the batch ran ahead wrote, as on a chip whose other cores went on."""
     read_ranges = [ranges[i] for i in reads if i in ranges]
     return frozenset(w for w in writes if w in ranges and (
-        atomic or w in reads or any(lo < ranges[w][1] and ranges[w][0] < hi for lo, hi in read_ranges)))
+        restore_all or w in reads or any(lo < ranges[w][1] and ranges[w][0] < hi for lo, hi in read_ranges)))
 
 
 def _instrs(nodes):
@@ -91,12 +95,12 @@ def _instrs(nodes):
 def run_lockstep(compiled, gm_args: dict, scalar_args: dict, block_dim: int, num_cores: int, fill_byte: int,
                  arenas, gm_views: dict, gm_hi: dict) -> list:
     """The launch's BlockTraces in block order, or BatchFallback (GM restored) when it cannot run in lockstep."""
-    program, writes, reads, atomic = program_for(compiled)
+    program, writes, reads, restore_all = program_for(compiled)
     if program is None:
         raise BatchFallback(f"kernel {compiled.kernel.name} has an instruction without a batched form")
     width = min(block_dim, num_cores)
     memory = _WaveMemory(compiled, width, fill_byte, arenas)
-    gm = _gm_log(gm_args, writes, reads, atomic)
+    gm = _gm_log(gm_args, writes, reads, restore_all)
     cores = [CoreRegisters() for _ in range(width)]
     template = _template(compiled, scalar_args)
     blocks = []
@@ -138,7 +142,7 @@ def _template(compiled, scalar_args: dict) -> list:
     return template
 
 
-def _gm_log(gm_args: dict, writes: frozenset, reads: frozenset, atomic: bool) -> GmLog:
+def _gm_log(gm_args: dict, writes: frozenset, reads: frozenset, restore_all: bool) -> GmLog:
     addresses, ranges = {}, {}
     for index, binding in gm_args.items():
         address = binding.data.__array_interface__["data"][0]
@@ -146,7 +150,7 @@ def _gm_log(gm_args: dict, writes: frozenset, reads: frozenset, atomic: bool) ->
         ranges[index] = (address, address + binding.data.size)
     written = [ranges[i] for i in writes if i in ranges]
     tracked = frozenset(i for i, (lo, hi) in ranges.items() if any(lo < w_hi and w_lo < hi for w_lo, w_hi in written))
-    return GmLog(addresses, tracked, restore_set(ranges, writes, reads, atomic))
+    return GmLog(addresses, tracked, restore_set(ranges, writes, reads, restore_all))
 
 
 class _WaveMemory:

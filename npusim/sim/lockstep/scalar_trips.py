@@ -8,7 +8,8 @@ float32 ``vcmax``)::
 
 A body qualifies when every instruction is ``sload`` / ``sset`` / ``sstore`` on float registers and float local
 memory, or a ``vector_dup`` of a register; every register it reads was written earlier in the same trip (no value
-flows from one trip to the next); every address is affine in the loop variable and the same in every block; and
+flows from one trip to the next); every address is affine in the loop variables (checked on the expression, not by
+sampling trips) and the same in every block; and
 no trip can see another's memory (each written range is disjoint from every other access's range, and a written
 address differs between trips).  Then running instruction k for all trips before instruction k+1 computes what
 the trips compute one after the other.  Register values are float64 arrays (rows x trips) holding exactly the
@@ -28,6 +29,7 @@ import numpy as np
 from npusim.errors.sim import SimulatorError
 from npusim.sim.compiler import InstrNode
 from npusim.sim.dtypes import np_dtype
+from npusim.sim.expr import _affine
 from npusim.sim.isa.batch_local import check_local
 from npusim.sim.isa.plans import make_strided_plan
 from npusim.sim.kernel import BinOp, Var
@@ -75,6 +77,8 @@ def _step_of(instr, slots, written: set) -> Optional[_Step]:
     if trip is not None:
         if np_dtype(trip.dtype).kind != "f":
             return None
+        if trip.op is not None and _affine(trip.op.offset, slots) is None:
+            return None                 # a start not affine in the loop's variables (or read from a register)
         if trip.kind == "sload":
             if not _local(trip.op):
                 return None

@@ -102,16 +102,23 @@ def _extreme(grid: np.ndarray, npdt: np.dtype, fix, find_max: bool) -> np.ndarra
     return pairs.reshape(-1)
 
 
-def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) -> CompiledInstr:
-    site = kc.site
+def reduce_operands(instr, spec, kc: CompileContext, dst_align=None) -> tuple:
+    """(dst, src, dtype) of a reduction over repeats: both in UB, one dtype the chip lists for the opcode, src
+    block-aligned, dst aligned to ``dst_align`` bytes (default: one element)."""
     dst = kc.tensor("dst", instr.arg("dst"), ("UB",))
     src = kc.tensor("src", instr.arg("src"), ("UB",))
     dtype = src.dtype
     if dst.dtype != dtype:
         raise kc.fail(InvalidOperandError, f"dst dtype {dst.dtype} differs from src dtype {dtype}")
-    check_dtype(site, kc.chip, spec.opcode, dtype)
+    check_dtype(kc.site, kc.chip, spec.opcode, dtype)
     kc.check_static_alignment(src)
-    kc.check_static_alignment(dst, align=dst.isz)
+    kc.check_static_alignment(dst, align=dst.isz if dst_align is None else dst_align)
+    return dst, src, dtype
+
+
+def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) -> CompiledInstr:
+    site = kc.site
+    dst, src, dtype = reduce_operands(instr, spec, kc)
     lanes = lanes_for(kc.chip, (src,))
     shape = VectorShape(kc, instr, (src,), lanes, {"src": ("src_blk_stride", "src_rep_stride")},
                         stride_high=REDUCE_STRIDE_MAX)

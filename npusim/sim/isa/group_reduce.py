@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from npusim.errors.sim import InvalidOperandError
-from npusim.sim.checks import check_dtype
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.geometry import REDUCE_STRIDE_MAX
 from npusim.sim.isa.context import CompileContext
+from npusim.sim.isa.dup_reduce import reduce_operands
 from npusim.sim.isa.plans import _make_plan, check_overlap
 from npusim.sim.isa.saturate import saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -78,15 +77,9 @@ def _dst_plan(repeat: int, active_groups: np.ndarray, per_repeat: int, stride: i
 
 def compile_group_reduce(instr, spec, kc: CompileContext) -> CompiledInstr:
     site = kc.site
-    dst = kc.tensor("dst", instr.arg("dst"), ("UB",))
-    src = kc.tensor("src", instr.arg("src"), ("UB",))
-    dtype = src.dtype
-    if dst.dtype != dtype:
-        raise kc.fail(InvalidOperandError, f"dst dtype {dst.dtype} differs from src dtype {dtype}")
-    check_dtype(site, kc.chip, spec.opcode, dtype)
-    kc.check_static_alignment(src)
-    dst_align = kc.chip.block_bytes if spec.opcode == "vcpadd" else dst.isz   # vcpadd writes whole blocks
-    kc.check_static_alignment(dst, align=dst_align)
+    whole_blocks = spec.opcode == "vcpadd"                                     # vcpadd writes whole blocks
+    dst, src, dtype = reduce_operands(instr, spec, kc, kc.chip.block_bytes if whole_blocks else None)
+    dst_align = kc.chip.block_bytes if whole_blocks else dst.isz
     lanes = lanes_for(kc.chip, (src,))
     group = _group_size(spec.opcode, kc.chip, src.isz)
     per_repeat = lanes // group

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from npusim.errors.tik import TikDtypeError
 from te_compat.tik.checks import operand
+from te_compat.tik.vector import _binary_new, _binary_old
 
 
 class FusedMixin:
@@ -25,6 +26,8 @@ class FusedMixin:
 
 
 def _fused_old(opcode):
+    plain = _binary_old(opcode)          # vmadd / vmaddrelu: one instruction, checked as the binary ones are
+
     def method(self, mask, dst, src0, src1, repeat_times, dst_blk_stride, src0_blk_stride, src1_blk_stride,
                dst_rep_stride, src0_rep_stride, src1_rep_stride, stride_unit=0):
         del stride_unit   # ignored on v100 (te.tik sets it to 0 on Ascend310 / Ascend910)
@@ -32,29 +35,14 @@ def _fused_old(opcode):
                    src1_rep_stride)
         if opcode in ("vaddrelu", "vsubrelu"):
             return self._relu_fused(opcode[:-len("relu")], mask, dst, src0, src1, repeat_times, strides)
-        ops = [operand("dst", dst, dst_blk_stride, dst_rep_stride),
-               operand("src0", src0, src0_blk_stride, src0_rep_stride),
-               operand("src1", src1, src1_blk_stride, src1_rep_stride)]
-        return self._vector(opcode, opcode, mask, repeat_times, ops, dict(
-            dst=dst, src0=src0, src1=src1, dst_blk_stride=dst_blk_stride, src0_blk_stride=src0_blk_stride,
-            src1_blk_stride=src1_blk_stride, dst_rep_stride=dst_rep_stride, src0_rep_stride=src0_rep_stride,
-            src1_rep_stride=src1_rep_stride))
+        return plain(self, mask, dst, src0, src1, repeat_times, *strides)
     method.__name__ = opcode
     method.__doc__ = f"TIK ``{opcode}(mask, dst, src0, src1, repeat_times, *blk_strides, *rep_strides)``."
     return method
 
 
-def _fused_new(opcode):
-    def method(self, mask, dst, src0, src1, repeat_times, dst_rep_stride, src0_rep_stride, src1_rep_stride):
-        return getattr(self, opcode)(mask, dst, src0, src1, repeat_times, 1, 1, 1, dst_rep_stride,
-                                     src0_rep_stride, src1_rep_stride)
-    method.__name__ = "vec_" + opcode[1:]
-    method.__doc__ = f"TIK ``vec_{opcode[1:]}(mask, dst, src0, src1, repeat_times, *rep_strides)``."
-    return method
-
-
 for _op in ("vmadd", "vmaddrelu", "vaddrelu", "vsubrelu"):
     setattr(FusedMixin, _op, _fused_old(_op))
-    setattr(FusedMixin, "vec_" + _op[1:], _fused_new(_op))
+    setattr(FusedMixin, "vec_" + _op[1:], _binary_new(_op))
 
 __all__ = ["FusedMixin"]

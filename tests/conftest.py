@@ -28,3 +28,22 @@ def seed_dir():
     if not os.path.isdir(SHARED_SEED):
         pytest.skip("../shared/examples/seed is not present in this checkout")
     return SHARED_SEED
+
+
+@pytest.fixture
+def isolated_kernel_env(tmp_path, monkeypatch):
+    """A test of its own: its own working directory (kernel_meta lands there) and kernel cache, the default chip,
+    no in-memory built kernels; yields the working directory."""
+    from npusim.custom.backends.tbe import clear_memory_cache
+    from npusim.sim import set_chip
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("NPUSIM_KERNEL_META", raising=False)
+    monkeypatch.delenv("NPUSIM_SOC", raising=False)
+    set_chip(None)
+    clear_memory_cache()
+    yield work
+    set_chip(None)
+    clear_memory_cache()

@@ -3,17 +3,8 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _isolated_cube_env(tmp_path, monkeypatch):
+def _isolated_cube_env(isolated_kernel_env):
+    """tests/conftest.py's isolated_kernel_env, on the Ascend target."""
     from mindspore import context
-    from npusim.custom.backends.tbe import clear_memory_cache
-    from npusim.sim import set_chip
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("NPUSIM_KERNEL_META", raising=False)
-    monkeypatch.delenv("NPUSIM_SOC", raising=False)
     context.set_context(device_target="Ascend")
-    set_chip(None)
-    clear_memory_cache()
-    yield
-    set_chip(None)
-    clear_memory_cache()
+    return isolated_kernel_env

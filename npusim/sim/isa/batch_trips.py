@@ -101,11 +101,7 @@ def _source(b, src: Side, param, s0, count: int, step: int, span: int, shape: tu
 
 
 def _records(b, record: tuple, count: int) -> None:
-    if b.rows is None:
-        b.shared.extend([record] * count)
-        return
-    for _ in range(count):
-        b.append(record)
+    b.append_records((record,), count)
 
 
 class TripVector:

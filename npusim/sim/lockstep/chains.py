@@ -39,11 +39,7 @@ def fused(links: list) -> Callable:
                 single(b)
             return
         store(views[acc_key], rows, acc)
-        if b.rows is None:
-            b.shared.extend(records)
-        else:
-            for record in records:
-                b.append(record)
+        b.append_records(records)
     return run
 
 

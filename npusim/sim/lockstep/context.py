@@ -117,6 +117,16 @@ class BatchContext:
         if self.row_flags is None:
             self.row_flags = [{} for _ in range(self.n)]
 
+    def append_records(self, records, times: int = 1) -> None:
+        """Append ``records`` (trace records, in order; the whole sequence ``times`` over) to every active row's
+        trace: what running those instructions ``times`` times one after another appends."""
+        if self.rows is None:
+            self.shared.extend(records * times if times != 1 else records)
+            return
+        for _ in range(times):
+            for record in records:
+                self.append(record)
+
     def flush(self) -> None:
         if self.shared:
             for records in self.lists:

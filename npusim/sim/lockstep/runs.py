@@ -69,9 +69,5 @@ def fused(links: list) -> Optional[Callable]:
             target[:, positions] = results
         else:
             target[rows[:, None], positions] = results
-        if b.rows is None:
-            b.shared.extend(records)
-        else:
-            for record in records:
-                b.append(record)
+        b.append_records(records)
     return run

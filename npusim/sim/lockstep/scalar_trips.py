@@ -255,12 +255,7 @@ class _Runner:
             values = np.empty(last.size, dtype=object)
             values[:] = last.tolist()
             b.set_register(slot, values)
-        if b.rows is None:
-            b.shared.extend(self.records * count)
-        else:
-            for _ in range(count):
-                for record in self.records:
-                    b.append(record)
+        b.append_records(self.records, count)
 
 
 __all__ = ["scalar_trip_runner"]

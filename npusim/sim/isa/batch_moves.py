@@ -19,6 +19,11 @@ from npusim.sim.checks import check_access, check_aligned
 from npusim.sim.isa.atomic import accumulate
 from npusim.sim.lockstep.gm_log import ATOMIC, READ, WRITE
 
+try:    # the compiled burst copy (setup.py builds it); the numpy copies below give the same bytes without it
+    from npusim.sim.isa._native import copy_bursts as _native_copy
+except ImportError:  # pragma: no cover - a source tree without built extensions
+    _native_copy = None
+
 #: moves of at most this many bursts log every burst (else one span from the first to the last byte)
 LOGGED_BURSTS = 64
 #: a batched copy of more bytes than this runs in slices of bursts of about this size (host cache blocking)
@@ -95,13 +100,18 @@ def _local_put(view, rows, start, geometry: tuple, data) -> None:
 
 
 def copy_bursts(dst: np.ndarray, src) -> None:
-    """``dst[...] = src`` for (rows x nburst x burst) byte grids, fast on the host: 8-byte words where the bursts
+    """``dst[...] = src`` for (rows x nburst x burst) byte grids, fast on the host: the compiled burst loop of
+    :mod:`npusim.sim.isa._native` for separate operands with contiguous bursts; else 8-byte words where the bursts
     allow, and burst slices of ~COPY_SLICE_BYTES across all rows at a time when the grid is large (every block's
     burst n of a strided move usually sits next to the other blocks' burst n in GM: copying slice by slice keeps
     those bytes in the host's cache instead of sweeping each block's bursts in turn)."""
     src = np.asarray(src)
     if src.shape != dst.shape:
         src = np.broadcast_to(src, dst.shape)
+    if (_native_copy is not None and dst.ndim == 3 and dst.dtype == np.uint8 and src.dtype == np.uint8
+            and dst.strides[-1] == 1 and src.strides[-1] == 1 and not np.may_share_memory(dst, src)):
+        _native_copy(dst, src)
+        return
     burst_bytes = dst.shape[-1]
     if burst_bytes % 8 == 0 and dst.strides[-1] == 1 and src.strides[-1] == 1 and dst.ndim == 3:
         dst, src = _words(dst), _words(src)

@@ -27,6 +27,12 @@ from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSp
 from npusim.sim.isa.vector import (VectorShape, check_static_access, compile_elementwise, compile_stride, lanes_for,
                                    locate)
 
+try:    # the compiled one-pass float32 tree (setup.py builds it); the numpy levels give the same sums without it
+    from npusim.sim.isa._native import MAX_LANES as _PAIR_TREE_MAX_LANES
+    from npusim.sim.isa._native import pair_tree_f32 as _pair_tree_f32
+except ImportError:  # pragma: no cover - a source tree without built extensions
+    _pair_tree_f32, _PAIR_TREE_MAX_LANES = None, 0
+
 #: a vcadd tree over more than twice this many bytes runs in slices of about this size (host cache blocking)
 TREE_SLICE_BYTES = 1 << 19
 
@@ -52,10 +58,30 @@ def _tree_sum(values: np.ndarray, npdt: np.dtype, fix) -> np.ndarray:
     change, and the results are the saturated tree's; otherwise the tree runs again level by level with ``fix``.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        plain = _tree_in_slices(values, npdt)
+        plain = _compiled_tree(values, npdt)
+        if plain is None or has_nonfinite(plain):
+            plain = _tree_in_slices(values, npdt)
         if fix is None or not has_nonfinite(plain):
             return plain
         return _tree_levels(values, npdt, fix).reshape(-1)
+
+
+def _compiled_tree(values: np.ndarray, npdt: np.dtype):
+    """The tree's results from the compiled one-pass float32 sum, or None where it does not apply (another dtype,
+    lanes not contiguous, the extension not built).  Its finite results equal the numpy levels' bit for bit; the
+    caller redoes non-finite ones in numpy (NaN payloads and saturation are decided there)."""
+    if (_pair_tree_f32 is None or values.dtype != np.float32 or npdt != np.float32 or values.ndim == 0
+            or not 0 < values.shape[-1] <= _PAIR_TREE_MAX_LANES or values.strides[-1] != values.itemsize):
+        return None
+    rows = values.reshape((1,) * (4 - values.ndim) + values.shape) if values.ndim < 4 else values
+    if rows.ndim > 4:
+        try:
+            rows = rows.reshape((-1,) + rows.shape[-3:], copy=False)
+        except ValueError:     # leading axes that do not merge without a copy
+            return None
+    out = np.empty(rows.shape[0] * rows.shape[1] * rows.shape[2], dtype=np.float32)
+    _pair_tree_f32(rows, out)
+    return out
 
 
 def _tree_in_slices(values: np.ndarray, npdt: np.dtype) -> np.ndarray:

@@ -1,0 +1,108 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled host loops for the simulator's hottest paths; each has a numpy form that gives the same bytes, used
+when this extension is not built (setup.py builds it) or an operand does not fit the loop.
+
+``pair_tree_f32``: vcadd's adjacent-pair tree in one pass over float32 data (see npusim/sim/isa/dup_reduce.py).
+Each row of ``lanes`` values is summed as the hardware's vcadd does and as dup_reduce's numpy levels do: level by
+level, lane 2i + lane 2i+1, an odd count padded with +0.0, every sum rounded to float32.  IEEE float32 addition is
+exact-then-rounded and commutative for finite values, so the results equal the numpy levels' bit for bit whenever
+they are finite; the caller redoes rows with a non-finite result in numpy (NaN payloads and the chip's saturation
+are decided there).
+
+``copy_bursts``: a data_move's (rows x nburst x burst) byte grid copied burst by burst with memcpy (see
+npusim/sim/isa/batch_moves.py), for operands that do not overlap.
+"""
+from libc.string cimport memcpy
+
+cdef enum:
+    _MAX_LANES = 1024
+
+#: the longest row summed here (a repeat has at most 256 bytes of lanes); longer rows go to numpy
+MAX_LANES = _MAX_LANES
+
+
+def pair_tree_f32(const float[:, :, :, :] values, float[::1] out) -> None:
+    """Write the pair-tree sum of every row values[a, b, c, :] to out[(a * B + b) * C + c] (C order); the lanes
+    must be contiguous, the other axes may have any strides."""
+    cdef Py_ssize_t size_a = values.shape[0], size_b = values.shape[1], size_c = values.shape[2]
+    cdef Py_ssize_t lanes = values.shape[3]
+    cdef Py_ssize_t a, b, c, k = 0
+    if lanes < 1 or lanes > _MAX_LANES:
+        raise ValueError(f"pair_tree_f32 sums rows of 1..{_MAX_LANES} lanes, not {lanes}")
+    if out.shape[0] != size_a * size_b * size_c:
+        raise ValueError(f"pair_tree_f32 writes {size_a * size_b * size_c} sums, out holds {out.shape[0]}")
+    if lanes > 1 and values.strides[3] != sizeof(float):
+        raise ValueError("pair_tree_f32 needs contiguous lanes")
+    with nogil:
+        for a in range(size_a):
+            for b in range(size_b):
+                for c in range(size_c):
+                    if lanes == 64:
+                        out[k] = _row_sum_64(&values[a, b, c, 0])
+                    else:
+                        out[k] = _row_sum(&values[a, b, c, 0], lanes)
+                    k += 1
+
+
+cdef inline float _row_sum_64(const float *src) noexcept nogil:
+    """A full float32 repeat (64 lanes): the same levels with fixed trip counts, which the C compiler vectorises."""
+    cdef float buf[32]
+    cdef int i
+    for i in range(32):
+        buf[i] = src[2 * i] + src[2 * i + 1]
+    for i in range(16):
+        buf[i] = buf[2 * i] + buf[2 * i + 1]
+    for i in range(8):
+        buf[i] = buf[2 * i] + buf[2 * i + 1]
+    for i in range(4):
+        buf[i] = buf[2 * i] + buf[2 * i + 1]
+    for i in range(2):
+        buf[i] = buf[2 * i] + buf[2 * i + 1]
+    return buf[0] + buf[1]
+
+
+cdef inline float _row_sum(const float *src, Py_ssize_t lanes) noexcept nogil:
+    """One row's tree: the first level reads the source, the others work in place in a local buffer."""
+    cdef float buf[_MAX_LANES]
+    cdef Py_ssize_t i, n, half
+    if lanes == 1:
+        return src[0]
+    half = lanes // 2
+    for i in range(half):
+        buf[i] = src[2 * i] + src[2 * i + 1]
+    if lanes & 1:
+        buf[half] = src[lanes - 1] + <float>0.0
+        half += 1
+    n = half
+    while n > 1:
+        half = n // 2
+        for i in range(half):
+            buf[i] = buf[2 * i] + buf[2 * i + 1]
+        if n & 1:
+            buf[half] = buf[n - 1] + <float>0.0
+            half += 1
+        n = half
+    return buf[0]
+
+
+def copy_bursts(unsigned char[:, :, :] dst, const unsigned char[:, :, :] src) -> None:
+    """``dst[...] = src`` for (rows x nburst x burst) byte grids whose bursts are contiguous and that do not
+    overlap; rows and bursts may have any strides (a zero stride broadcasts ``src``).  The loop visits burst n
+    of every row before burst n+1, the order in which a strided move's bursts of all blocks lie side by side in GM."""
+    cdef Py_ssize_t rows = dst.shape[0], nburst = dst.shape[1], burst = dst.shape[2]
+    cdef Py_ssize_t r, n
+    cdef Py_ssize_t d_row = dst.strides[0], d_burst = dst.strides[1], s_row = src.strides[0], s_burst = src.strides[1]
+    cdef char *d0
+    cdef const char *s0
+    if src.shape[0] != rows or src.shape[1] != nburst or src.shape[2] != burst:
+        raise ValueError("copy_bursts: dst and src grids differ in shape")
+    if rows == 0 or nburst == 0 or burst == 0:
+        return
+    if (burst > 1 and (dst.strides[2] != 1 or src.strides[2] != 1)):
+        raise ValueError("copy_bursts needs contiguous bursts")
+    d0 = <char *> &dst[0, 0, 0]
+    s0 = <const char *> &src[0, 0, 0]
+    with nogil:
+        for n in range(nburst):
+            for r in range(rows):
+                memcpy(d0 + r * d_row + n * d_burst, s0 + r * s_row + n * s_burst, burst)

@@ -79,3 +79,36 @@ def test_copy_bursts_broadcasts_and_leaves_overlaps_to_numpy():
 def test_copy_bursts_rejects_mismatched_grids():
     with pytest.raises(ValueError, match="differ in shape"):
         native.copy_bursts(np.zeros((2, 2, 4), np.uint8), np.zeros((2, 2, 3), np.uint8))
+
+
+@pytest.mark.parametrize("op,ufunc", [(0, np.add), (1, np.subtract), (2, np.multiply)])
+def test_binary_f32_matches_numpy_and_reports_non_finite(op, ufunc):
+    rng = np.random.default_rng(op)
+    scale = rng.choice(np.array([1e-38, 1.0, 1e19, 3e38], np.float32), size=(4, 300))
+    arena = rng.standard_normal((4, 300)).astype(np.float32) * scale
+    a, b = arena[:, 0:100], arena[:, 100:200]
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = ufunc(a, b)
+    out = arena[:, 200:300]
+    status = native.binary_f32(op, a, b, out)
+    np.testing.assert_array_equal(out.view(np.uint32)[np.isfinite(want)],
+                                  want.view(np.uint32)[np.isfinite(want)])
+    assert status == int(not np.isfinite(want).all())
+    np.testing.assert_array_equal(np.isfinite(out), np.isfinite(want))
+
+
+def test_binary_f32_in_place_and_finite():
+    arena = np.arange(2 * 64, dtype=np.float32).reshape(2, 64)
+    want = arena[:, :32] + arena[:, 32:]
+    assert native.binary_f32(0, arena[:, :32], arena[:, 32:], arena[:, :32]) == 0     # dst is src0: halving
+    np.testing.assert_array_equal(arena[:, :32], want)
+
+
+def test_binary_f32_refuses_partial_overlap_and_mismatches():
+    arena = np.ones((2, 64), np.float32)
+    before = arena.copy()
+    assert native.binary_f32(0, arena[:, 0:32], arena[:, 8:40], arena[:, 4:36]) == -1     # shifted overlap
+    assert native.binary_f32(0, arena[:, 0:32], arena[:, 0:31], arena[:, 32:63]) == -1    # shapes differ
+    assert native.binary_f32(0, arena[:, 0:32:2], arena[:, 0:16], arena[:, 32:48]) == -1  # strided row
+    assert native.binary_f32(7, arena[:, 0:16], arena[:, 16:32], arena[:, 32:48]) == -1   # unknown op
+    np.testing.assert_array_equal(arena, before)

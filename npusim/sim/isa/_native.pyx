@@ -106,3 +106,74 @@ def copy_bursts(unsigned char[:, :, :] dst, const unsigned char[:, :, :] src) ->
         for n in range(nburst):
             for r in range(rows):
                 memcpy(d0 + r * d_row + n * d_burst, s0 + r * s_row + n * s_burst, burst)
+
+
+cdef enum:
+    _EXPONENT_F32 = 0x7f800000
+
+
+def binary_f32(int op, const float[:, :] a, const float[:, :] b, float[:, :] out) -> int:
+    """``out = a + b`` (op 0), ``a - b`` (op 1) or ``a * b`` (op 2) on (rows x span) float32 operands with
+    contiguous rows, IEEE float32 arithmetic as numpy's ufuncs do it.  Returns 1 when a result is inf or NaN, 0
+    when all are finite, and -1 without writing anything when it cannot run as numpy would: shapes differ, a row
+    is not contiguous, or a source overlaps ``out`` other than element for element (numpy then computes as if
+    from a copy).  NaN payloads may differ from numpy's; callers that keep NaNs must not use it."""
+    cdef Py_ssize_t rows = out.shape[0], span = out.shape[1], r, i
+    cdef const float *pa
+    cdef const float *pb
+    cdef float *po
+    cdef float v
+    cdef unsigned int bits, bad = 0
+    if a.shape[0] != rows or b.shape[0] != rows or a.shape[1] != span or b.shape[1] != span or op < 0 or op > 2:
+        return -1
+    if rows == 0 or span == 0:
+        return 0
+    if (span > 1 and (a.strides[1] != sizeof(float) or b.strides[1] != sizeof(float)
+                      or out.strides[1] != sizeof(float))):
+        return -1
+    if not (_apart(<const char *> &a[0, 0], a.strides[0], <const char *> &out[0, 0], out.strides[0], rows, span)
+            and _apart(<const char *> &b[0, 0], b.strides[0], <const char *> &out[0, 0], out.strides[0], rows,
+                       span)):
+        return -1
+    with nogil:
+        for r in range(rows):
+            pa = <const float *> (<const char *> &a[0, 0] + r * a.strides[0])
+            pb = <const float *> (<const char *> &b[0, 0] + r * b.strides[0])
+            po = <float *> (<char *> &out[0, 0] + r * out.strides[0])
+            if op == 0:
+                for i in range(span):
+                    v = pa[i] + pb[i]
+                    po[i] = v
+                    memcpy(&bits, &v, 4)
+                    bad |= (bits & _EXPONENT_F32) == _EXPONENT_F32
+            elif op == 1:
+                for i in range(span):
+                    v = pa[i] - pb[i]
+                    po[i] = v
+                    memcpy(&bits, &v, 4)
+                    bad |= (bits & _EXPONENT_F32) == _EXPONENT_F32
+            else:
+                for i in range(span):
+                    v = pa[i] * pb[i]
+                    po[i] = v
+                    memcpy(&bits, &v, 4)
+                    bad |= (bits & _EXPONENT_F32) == _EXPONENT_F32
+    return 1 if bad else 0
+
+
+cdef bint _apart(const char *src, Py_ssize_t src_row, const char *dst, Py_ssize_t dst_row, Py_ssize_t rows,
+                 Py_ssize_t span) noexcept:
+    """Whether a (rows x span float32) source is the destination itself or shares no byte with it, for
+    destinations with contiguous rows and a non-negative row stride."""
+    cdef Py_ssize_t length = span * sizeof(float), offset, src_lo, src_hi
+    if src == dst and (src_row == dst_row or rows == 1):
+        return True
+    if src_row < 0 or dst_row < 0:
+        return False
+    src_lo, src_hi = <Py_ssize_t> src, <Py_ssize_t> src + (rows - 1) * src_row + length
+    if src_hi <= <Py_ssize_t> dst or <Py_ssize_t> dst + (rows - 1) * dst_row + length <= src_lo:
+        return True
+    if src_row != dst_row or src_row < 2 * length:
+        return False
+    offset = ((<Py_ssize_t> src - <Py_ssize_t> dst) % src_row + src_row) % src_row
+    return length <= offset <= src_row - length

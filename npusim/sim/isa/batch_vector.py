@@ -21,6 +21,14 @@ from npusim.sim.isa.plans import check_accumulating_dst, check_overlap
 from npusim.sim.isa.saturate import has_nonfinite
 from npusim.sim.kernel import BufRef, Var
 
+try:    # the compiled float32 add / sub / mul with the non-finite check in the same pass (setup.py builds it)
+    from npusim.sim.isa._native import binary_f32 as _native_binary
+except ImportError:  # pragma: no cover - a source tree without built extensions
+    _native_binary = None
+
+#: ufuncs the compiled loop computes (its op codes); used only on saturating chips, where NaN payloads are lost
+_NATIVE_OPS = {} if _native_binary is None else {np.add: 0, np.subtract: 1, np.multiply: 2}
+
 
 def shape_is_uniform(kc: CompileContext, instr, skip=("scalar",)) -> bool:
     """Whether every non-tensor operand but ``skip`` is the same in every block of a batch."""
@@ -114,6 +122,8 @@ def _into_destination(tensors, bases, static_plans, ufunc, fix, scalar, record_i
     pairs = tuple((reader(plan, base), op.key) for op, plan, base in zip(tensors[1:], plans[1:], bases[1:]))
     record = (record_index, repeat)
 
+    native_op = _NATIVE_OPS.get(ufunc) if fix is not None and scalar is None and len(pairs) == 2 else None
+
     def batch(b):
         if b.rows is not None:
             general(b)
@@ -121,6 +131,13 @@ def _into_destination(tensors, bases, static_plans, ufunc, fix, scalar, record_i
         views = b.views
         out = views[dkey][:, start:stop]
         args = [get(views[key], None) for get, key in pairs]
+        if native_op is not None and out.dtype == args[0].dtype == args[1].dtype == np.float32:
+            status = _native_binary(native_op, args[0], args[1], out)
+            if status >= 0:
+                if status:
+                    out[...] = fix(out)
+                b.append(record)
+                return
         if scalar is not None:
             args.append(scalar(b))
         ufunc(*args, out=out)

@@ -36,6 +36,23 @@ class CubeGraph:
     output: object
     epilogue: tuple
     conv: dict = None       # a convolution's geometry (te_compat.dsl.conv): A is built by im2col, the result is 5HD
+    gemm: "GemmParts" = None    # gemm's alpha / beta / C (te_compat.dsl.gemm)
+
+
+@dataclass(frozen=True)
+class GemmParts:
+    """gemm's epilogue operands: ``alpha`` / ``beta`` each a ``[1]`` GM tensor or a float, C (``tensor_c``, None:
+    no C) in ``c_format`` (ND ``[M, N]`` or the output's FRACTAL_NZ)."""
+
+    alpha: object
+    beta: object
+    tensor_c: object = None
+    c_format: str = None
+
+    @property
+    def scalar_tensors(self) -> tuple:
+        """The alpha / beta GM tensors (those given as tensors), in that order."""
+        return tuple(x for x in (self.alpha, self.beta) if not isinstance(x, float))
 
 
 def is_cube_graph(outs) -> bool:
@@ -78,7 +95,18 @@ def read_graph(outs, name: str) -> CubeGraph:
     conv = {key[len("conv_"):]: int(value) for key, value in at.items() if key.startswith("conv_")} \
         if "kind" in at and str(at["kind"]) == "conv2d" else None
     return CubeGraph(desc_of(tensor.op), at["tensor_a"], at["tensor_b"], bias, outs[0], tuple(reversed(steps)),
-                     conv)
+                     conv, _gemm_parts(at))
 
 
-__all__ = ["CubeGraph", "EPILOGUE", "EpilogueOp", "is_cube_graph", "read_graph"]
+def _gemm_parts(at):
+    """The :class:`GemmParts` of a gemm node's attrs (None for a matmul / conv node)."""
+    if "kind" not in at or str(at["kind"]) != "gemm":
+        return None
+    alpha = at["tensor_alpha"] if "tensor_alpha" in at else float(at["alpha_value"])
+    beta = at["tensor_beta"] if "tensor_beta" in at else float(at["beta_value"])
+    if "tensor_c" not in at:
+        return GemmParts(alpha, beta)
+    return GemmParts(alpha, beta, at["tensor_c"], str(at["c_format"]))
+
+
+__all__ = ["CubeGraph", "EPILOGUE", "EpilogueOp", "GemmParts", "is_cube_graph", "read_graph"]

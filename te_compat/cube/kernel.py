@@ -7,13 +7,15 @@ fractals of K: MTE2 loads the A and B panels into L1 (one strided move each, fro
 ``kt`` fractals MTE1 moves them to L0A (zZ: one move per fractal row of A) and L0B (nZ: one move) and M runs one
 ``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks (Ascend910: L0C->UB;
 chips without that path, e.g. Ascend910B1, go through a GM workspace on FIX then MTE2), the vector unit adds the
-bias (float32 / int32), casts to the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  Each
+bias (float32 / int32) or applies gemm's ``alpha * acc + beta * C`` (:mod:`te_compat.cube.gemm_epilogue`), casts to
+the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  Each
 hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the UB chunks are double-buffered
 (ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk.
 """
 from __future__ import annotations
 
 from npusim.sim import KernelBuilder
+from te_compat.cube.gemm_epilogue import GemmEpilogue
 from te_compat.cube.graph import CubeGraph
 from te_compat.cube.tiling import CubeTiling
 from te_compat.dsl.cube import FRACTAL
@@ -26,15 +28,18 @@ class CubeWriter:
     """Writes one cube kernel into a KernelBuilder (see the module docstring)."""
 
     def __init__(self, kb: KernelBuilder, chip, graph: CubeGraph, tiling: CubeTiling, sources: dict, out_dst,
-                 bias_src, b_batched: bool):
+                 bias_src, b_batched: bool, gemm_handles: dict = None):
         self.kb, self.chip, self.g, self.t = kb, chip, graph, tiling
         self.b_batched = b_batched
         self.d = graph.desc
         self.a_src, self.b_src = sources["a"], sources["b"]
         self.out_dst, self.bias_src = out_dst, bias_src
+        self.bias_batched = graph.conv is not None and graph.conv["real_g"] > 1    # one bias run per group
         self.k0 = tiling.k0
         self.blk = chip.block_bytes
+        self.c_dtype = gemm_handles["c"].dtype if gemm_handles and gemm_handles.get("c") is not None else None
         self._declare_locals()
+        self.gemm = GemmEpilogue(self, graph.gemm, gemm_handles) if graph.gemm is not None else None
 
     # -- buffers --------------------------------------------------------------------------------------------------
     def _declare_locals(self) -> None:
@@ -79,6 +84,7 @@ class CubeWriter:
         dtypes = {d.acc_dtype, d.out_dtype} | {step.dst_dtype for step in self.g.epilogue}
         chunk = self.chunk_elems * sum(_ITEMSIZE[x] for x in dtypes)
         bias = self.t.nc * FRACTAL * 8 if self.bias_src is not None else 0
+        chunk += self.chunk_elems * GemmEpilogue.ub_bytes_per_elem(self.c_dtype, d.acc_dtype)
         return 2 if 2 * (chunk + bias) <= self.chip.ub_bytes else 1
 
     def _ub_of(self, dtype: str, uslot: int):
@@ -92,6 +98,8 @@ class CubeWriter:
     # -- kernel ---------------------------------------------------------------------------------------------------
     def emit(self) -> None:
         kb, t = self.kb, self.t
+        if self.gemm is not None:
+            self.gemm.start()
         for slot in range(2):
             kb.set_flag("MTE1", "MTE2", slot)
             kb.set_flag("M", "MTE1", slot)
@@ -108,6 +116,8 @@ class CubeWriter:
             kb.wait_flag("V", "M", slot)
         for uslot in range(self.ub_slots):
             kb.wait_flag("MTE3", "V", uslot)
+        if self.gemm is not None:
+            self.gemm.finish()
 
     def _tile(self, tile) -> None:
         t = self.t
@@ -214,7 +224,9 @@ class CubeWriter:
         self._load_chunk(slot, chunk, current, last)
         n_first = n1_0 + chunk * t.nc
         if self.bias_src is not None:
-            self._add_bias(n_first, current, uslot)
+            self._add_bias(n_first + (b * t.n1 if self.bias_batched else 0), current, uslot)
+        if self.gemm is not None:        # alpha * acc + beta * C in the accumulator dtype (gemm_epilogue)
+            self.gemm.apply(current, b, m1_0, n_first, uslot)
         dtype = d.acc_dtype
         if d.out_dtype != dtype:
             current = self._cast(current, dtype, d.out_dtype, uslot)
@@ -281,6 +293,26 @@ class CubeWriter:
             self.kb.emit(opcode, mask=tail, dst=dst[full * lanes], src=src[full * lanes], repeat_times=1,
                          dst_blk_stride=1, src_blk_stride=1, dst_rep_stride=dst_rep, src_rep_stride=src_rep,
                          **extra)
+
+    vector = _vector
+
+    def binary(self, opcode: str, dst, src0, src1, count: int, dtype: str, src1_repeats: bool = True) -> None:
+        """``opcode`` (vadd, ...) over ``count`` contiguous ``dtype`` elements; ``src1_repeats`` False: every
+        repeat reads src1's first repeat (one broadcast row)."""
+        lanes = self.chip.vector_width_bytes // _ITEMSIZE[dtype]
+        rep_blocks = lanes * _ITEMSIZE[dtype] // self.blk
+        done = 0
+        while done < count:
+            rep = min(self.chip.max_repeat, (count - done) // lanes) or 1
+            mask = lanes if count - done >= lanes else count - done
+            self.kb.emit(opcode, mask, dst[done], src0[done], src1[done if src1_repeats else 0], rep, 1, 1, 1,
+                         rep_blocks, rep_blocks, rep_blocks if src1_repeats else 0)
+            done += rep * mask
+
+    @staticmethod
+    def part(tensor, base: int):
+        """Elements of ``tensor`` from ``base`` on (one slot of a double buffer)."""
+        return _Part(tensor, base)
 
     def _store(self, ub, dtype: str, b, m1_0, n1_0) -> None:
         t = self.t

@@ -5,7 +5,9 @@ cube's native layouts (:mod:`te_compat.cube.staging`: A as FRACTAL_NZ of A, B as
 FRACTAL_NZ, the bias in the accumulator dtype of a whole number of fractals) are read and written in place and the
 tiles are spread over the chip's cube cores.  Other layouts (ND, the other transposes, odd bias) are converted by
 scalar programs into workspaces first (and the output from one after); such a kernel runs on one core, because
-its conversions cover whole tensors.
+its conversions cover whole tensors.  gemm's C is native as the output's FRACTAL_NZ (an ND one is staged the same
+way); a grouped convolution is a batch of matmuls, one per extended group (its filter's groups are consecutive
+batches of the native B layout).
 """
 from __future__ import annotations
 
@@ -14,8 +16,9 @@ from npusim.sim import KernelBuilder
 from npusim.sim.dtypes import itemsize
 from te_compat.cube.graph import read_graph
 from te_compat.cube.kernel import CubeWriter
-from te_compat.cube.staging import (bias_program, conv_output_program, im2col_program, operand_program,
-                                    output_program)
+from te_compat.cube.gemm_epilogue import GemmEpilogue
+from te_compat.cube.staging import (bias_program, conv_output_program, gemm_c_program, im2col_program,
+                                    operand_program, output_program)
 from te_compat.cube.tiling import choose_tiling
 from te_compat.dsl.cube import FRACTAL, NZ, ceil_div
 from te_compat.objects import raw_tree
@@ -47,31 +50,31 @@ class CubeSchedule:
         a, b, out = (_find(tensor_list, params, x, name) for x in (g.tensor_a, g.tensor_b, g.output))
         bias = _find(tensor_list, params, g.tensor_bias, name) if g.tensor_bias is not None else None
         n1 = ceil_div(d.n, FRACTAL)
-        k1 = ceil_div(d.k, target.chip.block_bytes // itemsize(d.in_dtype))
-        a_native = d.format_a == NZ and not d.trans_a and _fractals(g.tensor_a) == (k1, ceil_div(d.m, FRACTAL))
-        b_native = d.format_b == NZ and d.trans_b and _fractals(g.tensor_b) == (k1, n1)
-        b_batched = len(g.tensor_b.shape) > (4 if d.format_b == NZ else 2)
-        out_native = d.format_out == NZ
-        bias_native = bias is None or (bias.dtype in (d.acc_dtype, d.in_dtype) and bias.size == n1 * FRACTAL)
-        staged = not (a_native and b_native and out_native and bias_native and (not d.batch or b_batched))
-        tiling = choose_tiling(d, target.chip, 1 if staged else min(target.core_num, target.chip.cube_core_num))
+        native = self._native(bias, target.chip)
+        groups, gemm = native["groups"], g.gemm
+        c_tensor = gemm.tensor_c if gemm is not None else None
+        c_bytes = GemmEpilogue.ub_bytes_per_elem(None if c_tensor is None else str(c_tensor.dtype), d.acc_dtype)
+        cores = 1 if native["staged"] else min(target.core_num, target.chip.cube_core_num)
+        tiling = choose_tiling(d, target.chip, cores, c_bytes)
         self.tiling = tiling
         if g.conv is not None:
-            a_native = False
             a_src = self._stage_im2col(kb, a, g, tiling)
         else:
-            a_src = a if a_native else self._stage_operand(kb, a, g.tensor_a, d, True, tiling)
-        b_src = b if b_native else self._stage_operand(kb, b, g.tensor_b, d, False, tiling)
-        bias_src = bias if bias_native else self._stage_bias(kb, bias, g.tensor_bias, d, n1)
-        out_dst = out if out_native else kb.tensor(d.out_dtype if not g.epilogue else str(g.output.dtype),
+            a_src = a if native["a"] else self._stage_operand(kb, a, g.tensor_a, d, True, tiling)
+        b_src = b if native["b"] else self._stage_operand(kb, b, g.tensor_b, d, False, tiling)
+        # a grouped conv's groups take consecutive runs of n1 fractals of its [Cout] bias
+        bias_src = bias if native["bias"] else self._stage_bias(
+            kb, bias, g.tensor_bias, d, n1 * groups, d.n if groups == 1 else int(g.tensor_bias.shape[-1]))
+        out_dst = out if native["out"] else kb.tensor(d.out_dtype if not g.epilogue else str(g.output.dtype),
                                                    (*d.batch, n1, tiling.m1 * FRACTAL, FRACTAL), "GM", "ws_out",
                                                    is_workspace=True)
-        if staged:
+        gemm_handles = self._gemm_handles(kb, tensor_list, params, name, tiling) if gemm is not None else None
+        if native["staged"]:
             kb.set_flag("S", "MTE2", 0)
             kb.wait_flag("S", "MTE2", 0)
         CubeWriter(kb, target.chip, g, tiling, {"a": a_src, "b": b_src}, out_dst, bias_src,
-                   b_batched or not d.batch).emit()
-        if not out_native:
+                   native["b_batched"] or not d.batch, gemm_handles).emit()
+        if not native["out"]:
             kb.set_flag("MTE3", "S", 0)
             kb.wait_flag("MTE3", "S", 0)
             out_shape = tuple(int(x) for x in g.output.shape)
@@ -99,18 +102,56 @@ class CubeSchedule:
         _call(kb, func, (handle, ws))
         return ws
 
+    def _native(self, bias, chip) -> dict:
+        """Which operands are already in the cube's native layouts (read in place), whether B has batch dims,
+        the conv's group count, and whether anything is ``staged`` (converted by scalar programs: one core)."""
+        g, d = self.graph, self.graph.desc
+        n1, k1 = ceil_div(d.n, FRACTAL), ceil_div(d.k, chip.block_bytes // itemsize(d.in_dtype))
+        groups = g.conv["real_g"] if g.conv is not None else 1     # a grouped conv: one matmul per group
+        flags = {"groups": groups, "out": d.format_out == NZ,
+                 "a": g.conv is None and d.format_a == NZ and not d.trans_a and
+                 _fractals(g.tensor_a) == (k1, ceil_div(d.m, FRACTAL)),
+                 "b": d.format_b == NZ and d.trans_b and _fractals(g.tensor_b) == (groups * k1, n1),
+                 "b_batched": len(g.tensor_b.shape) > (4 if d.format_b == NZ else 2) or groups > 1,
+                 "bias": bias is None or (groups == 1 and bias.dtype in (d.acc_dtype, d.in_dtype) and
+                                          bias.size == n1 * FRACTAL)}
+        c_native = g.gemm is None or g.gemm.tensor_c is None or g.gemm.c_format == NZ
+        flags["staged"] = not (flags["a"] and flags["b"] and flags["out"] and flags["bias"] and c_native and
+                               (not d.batch or flags["b_batched"]))
+        return flags
+
+    def _gemm_handles(self, kb, tensor_list, params, name: str, tiling) -> dict:
+        """GM handles of gemm's alpha / beta (None when a float) and of C in the native tile layout (staged into a
+        workspace by a scalar program when it is ND)."""
+        gemm, d = self.graph.gemm, self.graph.desc
+        handles = {key: None if isinstance(value, float) else _find(tensor_list, params, value, name)
+                   for key, value in (("alpha", gemm.alpha), ("beta", gemm.beta))}
+        if gemm.tensor_c is None:
+            return handles
+        c = _find(tensor_list, params, gemm.tensor_c, name)
+        if gemm.c_format == NZ:
+            handles["c"] = c
+            return handles
+        dtype = str(gemm.tensor_c.dtype)
+        ws_shape = (*d.batch, tiling.n1, tiling.m1 * FRACTAL, FRACTAL)
+        ws = kb.tensor(dtype, ws_shape, "GM", "ws_c", is_workspace=True)
+        _call(kb, gemm_c_program(tuple(int(x) for x in gemm.tensor_c.shape), ws_shape, dtype, d.m, d.n), (c, ws))
+        handles["c"] = ws
+        return handles
+
     @staticmethod
     def _stage_im2col(kb, handle, g, tiling):
         padded_m = tiling.m1 * FRACTAL
         func = im2col_program(tuple(int(x) for x in g.tensor_a.shape), g.conv, padded_m, tiling.k0,
                               g.desc.in_dtype)
-        ws = kb.tensor(g.desc.in_dtype, (tiling.k1, padded_m, tiling.k0), "GM", "ws_a", is_workspace=True)
+        ws = kb.tensor(g.desc.in_dtype, (*g.desc.batch, tiling.k1, padded_m, tiling.k0), "GM", "ws_a",
+                       is_workspace=True)
         _call(kb, func, (handle, ws))
         return ws
 
     @staticmethod
-    def _stage_bias(kb, handle, tensor, d, n1: int):
-        func = bias_program(tuple(int(x) for x in tensor.shape), str(tensor.dtype), d.n, n1 * FRACTAL, d.acc_dtype)
+    def _stage_bias(kb, handle, tensor, d, n1: int, count: int):
+        func = bias_program(tuple(int(x) for x in tensor.shape), str(tensor.dtype), count, n1 * FRACTAL, d.acc_dtype)
         ws = kb.tensor(d.acc_dtype, (n1 * FRACTAL,), "GM", "ws_bias", is_workspace=True)
         _call(kb, func, (handle, ws))
         return ws

@@ -86,6 +86,22 @@ def output_program(ws_shape: tuple, out_shape: tuple, fmt: str, dtype: str, batc
 
 
 
+def gemm_c_program(src_shape: tuple, ws_shape: tuple, dtype: str, m: int, n: int):
+    """A PrimFunc ``(c, ws)``: gemm's ND matrix C ``[b..., M, N]`` in the native tile layout ``ws[b..., N1, R, 16]``
+    (its own dtype; zero outside M x N)."""
+    src = te.placeholder(src_shape, dtype, "c")
+    nb = len(src_shape) - 2
+
+    def value(*idx):
+        b, (n1, r, c) = idx[:nb], idx[nb:]
+        col = n1 * FRACTAL + c
+        inside = tirx.all(r < m, col < n)
+        return tirx.if_then_else(inside, src[(*b, _clamp(r, m), _clamp(col, n))], tirx.const(0, dtype))
+
+    ws = te.compute(ws_shape, value, name="ws")
+    return te.create_prim_func([src, ws])
+
+
 def im2col_program(data_shape: tuple, geo: dict, padded_m: int, k0: int, dtype: str):
     """A PrimFunc ``(fmap, ws)``: the convolution's A operand ``ws[K1, M, K0]`` from an NC1HWC0 feature map (what
     load3d does): row m = (image, output row, output column), column k = (channel block, kernel row, kernel
@@ -93,27 +109,36 @@ def im2col_program(data_shape: tuple, geo: dict, padded_m: int, k0: int, dtype: 
     fmap = te.placeholder(data_shape, dtype, "fmap")
     kh, kw, ho, wo = geo["kh"], geo["kw"], geo["ho"], geo["wo"]
     rows = geo["n_img"] * ho * wo
+    groups, cin1_g = geo["real_g"], geo["cin1_g"]          # a grouped conv: one A per extended group
 
-    def value(k1, m, c):
-        kc1, i, j = k1 // (kh * kw), k1 // kw % kh, k1 % kw
+    def value(*idx):
+        group, (k1, m, c) = (idx[0] if groups > 1 else 0), idx[-3:]
+        kc1, i, j = group * cin1_g + k1 // (kh * kw), k1 // kw % kh, k1 % kw
         b, y, x = m // (ho * wo), m // wo % ho, m % wo
         row = y * geo["stride_h"] - geo["pad_top"] + i * geo["dilate_h"]
         col = x * geo["stride_w"] - geo["pad_left"] + j * geo["dilate_w"]
-        inside = tirx.all(m < rows, row >= 0, row < geo["h"], col >= 0, col < geo["w"])
-        pixel = fmap[_clamp(b, geo["n_img"]), kc1, tirx.max(_clamp(row, geo["h"]), 0),
+        inside = tirx.all(m < rows, row >= 0, row < geo["h"], col >= 0, col < geo["w"], kc1 < geo["c1"])
+        pixel = fmap[_clamp(b, geo["n_img"]), _clamp(kc1, geo["c1"]), tirx.max(_clamp(row, geo["h"]), 0),
                      tirx.max(_clamp(col, geo["w"]), 0), c]
         return tirx.if_then_else(inside, pixel, tirx.const(0, dtype))
 
-    ws = te.compute((geo["c1"] * kh * kw, padded_m, k0), value, name="ws")
+    batch = (groups,) if groups > 1 else ()
+    ws = te.compute((*batch, cin1_g * kh * kw, padded_m, k0), value, name="ws")
     return te.create_prim_func([fmap, ws])
 
 
 def conv_output_program(ws_shape: tuple, out_shape: tuple, dtype: str, geo: dict):
-    """A PrimFunc ``(ws, out)``: the native ``ws[Co1, M, 16]`` into the NC1HWC0 result ``[N, Co1, Ho, Wo, 16]``."""
+    """A PrimFunc ``(ws, out)``: the native ``ws[Co1, M, 16]`` (a grouped conv: ``ws[groups, Co1 / groups, M,
+    16]``) into the NC1HWC0 result ``[N, Co1, Ho, Wo, 16]``."""
     ws = te.placeholder(ws_shape, dtype, "ws")
-    ho, wo = geo["ho"], geo["wo"]
-    out = te.compute(out_shape, lambda b, co1, y, x, c: ws[co1, (b * ho + y) * wo + x, c], name="out")
+    ho, wo, cout1_g = geo["ho"], geo["wo"], geo["cout1_g"]
+
+    def value(b, co1, y, x, c):
+        m = (b * ho + y) * wo + x
+        return ws[co1 // cout1_g, co1 % cout1_g, m, c] if geo["real_g"] > 1 else ws[co1, m, c]
+
+    out = te.compute(out_shape, value, name="out")
     return te.create_prim_func([ws, out])
 
 
-__all__ = ["bias_program", "conv_output_program", "im2col_program", "operand_program", "output_program"]
+__all__ = ["bias_program", "conv_output_program", "gemm_c_program", "im2col_program", "operand_program", "output_program"]

@@ -90,12 +90,14 @@ class CubeTiling:
 
 @dataclass(frozen=True)
 class _Budget:
-    """Bytes of one input fractal, one accumulator fractal and one output fractal; UB room beside the bias."""
+    """Bytes of one input fractal, one accumulator fractal and one output fractal; UB room beside the bias; UB
+    bytes an output fractal's epilogue operands take besides (gemm's C)."""
 
     frac_in: int
     acc_frac: int
     out_frac: int
     ub_room: int
+    ub_extra: int = 0
 
 
 def _divisors(value: int) -> list:
@@ -173,7 +175,8 @@ def _l0c_columns(parts: tuple) -> int:
 
 
 def _fits(mt: int, parts: tuple, b: _Budget, chip) -> bool:
-    return _l0c_columns(parts) * mt * b.acc_frac <= chip.l0c_bytes and mt * (b.acc_frac + b.out_frac) <= b.ub_room
+    return _l0c_columns(parts) * mt * b.acc_frac <= chip.l0c_bytes and \
+        mt * (b.acc_frac + b.out_frac + b.ub_extra) <= b.ub_room
 
 
 def _splits(nt: int) -> list:
@@ -214,9 +217,10 @@ def _l1_steps(k1: int, kt: int, mt: int, widths: tuple, frac_in: int, l1_fixed: 
     return several or fitting or [kt]
 
 
-def choose_tiling(desc: MatmulDesc, chip, core_num: int) -> CubeTiling:
+def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: int = 0) -> CubeTiling:
     """The tile shape with the fewest modelled cycles per core (see the module docstring); UB takes a sub-tile in
-    chunks of ``nc`` fractal columns."""
+    chunks of ``nc`` fractal columns (``epilogue_elem_bytes``: UB bytes per output element of the epilogue's own
+    operands, e.g. gemm's C)."""
     frac_in = FRACTAL * chip.block_bytes                          # bytes of one input fractal
     acc_frac = FRACTAL * FRACTAL * 4                              # one accumulator fractal (float32 / int32)
     out_frac = FRACTAL * FRACTAL * (2 if desc.out_dtype == "float16" else 4)
@@ -225,7 +229,8 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int) -> CubeTiling:
     batch = 1
     for dim in desc.batch:
         batch *= dim
-    budget = _Budget(frac_in, acc_frac, out_frac, chip.ub_bytes - n1 * FRACTAL * 4 * 2)
+    budget = _Budget(frac_in, acc_frac, out_frac, chip.ub_bytes - n1 * FRACTAL * 4 * 2,
+                     FRACTAL * FRACTAL * epilogue_elem_bytes)
     best = None
     for shape in _shapes(m1, n1, k1, budget, chip):
         cycles, block_dim = _modelled(shape, m1, n1, k1, batch, chip, core_num, budget)
@@ -235,7 +240,7 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int) -> CubeTiling:
             best = (key, shape, block_dim)
     _, (mt, nt, kt, parts, resident, kl), block_dim = best
     common = math.gcd(*parts)
-    chunk = mt * (acc_frac + out_frac)                            # UB bytes per fractal column of a chunk
+    chunk = mt * (acc_frac + out_frac + budget.ub_extra)          # UB bytes per fractal column of a chunk
     double = [c for c in _divisors(common) if 2 * c * chunk <= budget.ub_room]    # two chunks: store overlaps load
     nc = max(double) if double else max(c for c in _divisors(common) if c * chunk <= budget.ub_room)
     widths = parts if len(set(parts)) > 1 else ()

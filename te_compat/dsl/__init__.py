@@ -9,8 +9,8 @@ The functions work on TVM 0.27's own tensors and return them; they also accept t
 (:mod:`te_compat.surface.tvm_objects`), unwrapping their arguments first.  Op files reach them through
 ``te.lang.cce`` / ``tbe.dsl``, which return surface tensors (:mod:`te_compat.surface.dsl_functions`).
 
-The cube functions are in :mod:`te_compat.dsl.cube` (matmul, batch_matmul) and :mod:`te_compat.dsl.conv`
-(conv); pooling2d (:mod:`te_compat.dsl.pooling`) runs on the scalar-pipe fallback; not here yet: gemm.
+The cube functions are in :mod:`te_compat.dsl.cube` (matmul, batch_matmul), :mod:`te_compat.dsl.gemm` (gemm) and
+:mod:`te_compat.dsl.conv` (conv); pooling2d (:mod:`te_compat.dsl.pooling`) runs on the scalar-pipe fallback.
 Not here: scheduling (te_compat.schedule) and building
 (te_compat.build).
 """
@@ -18,6 +18,7 @@ from te_compat.dsl.broadcast import broadcast
 from te_compat.dsl.cmpsel import vcmp, vcmpsel, vlogic, vsel
 from te_compat.dsl.conv import conv
 from te_compat.dsl.cube import batch_matmul, check_conv_shape, matmul
+from te_compat.dsl.gemm import gemm
 from te_compat.dsl.composite import clip, round_to, vaddrelu, vlrelu, vmod, vsubrelu
 from te_compat.dsl.elewise import (vabs, vadd, vand, vdiv, vexp, vlog, vmax, vmin, vmul, vnot, vor, vrec, vrelu,
                                    vrsqrt, vsqrt, vsub)
@@ -52,7 +53,7 @@ __all__ = [
     "unsorted_segment_prod", "unsorted_segment_min", "unsorted_segment_max", "concat", "split",
     "split_compute_com", "transpose", "gather", "gather_nd", "slice", "set_value",
     # cube
-    "matmul", "batch_matmul", "conv", "check_conv_shape", "pooling2d",
+    "matmul", "batch_matmul", "gemm", "conv", "check_conv_shape", "pooling2d",
     # support queries
     "api_check_support", "instr_supports",
 ]

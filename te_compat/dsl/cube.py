@@ -196,11 +196,14 @@ def matmul(tensor_a, tensor_b, trans_a=False, trans_b=False, format_a="ND", form
            beta_num=0.0, dst_dtype="float16", tensor_bias=None, quantize_params=None, format_out=None,
            compress_index=None, attrs=None, kernel_name="MatMul"):
     """``te.lang.cce.matmul`` / ``tbe.dsl.matmul``: ``op(A) @ op(B) (+ bias)`` in ``dst_dtype`` (see the module
-    docstring).  ``format_out`` defaults to FRACTAL_NZ when an input is FRACTAL_NZ, else ND.  alpha/beta other
-    than 1/0, quantisation and compression are not modelled (UnsupportedError)."""
-    if float(alpha_num) != 1.0 or float(beta_num) != 0.0:
-        raise UnsupportedError(f"matmul '{kernel_name}': alpha_num={alpha_num}, beta_num={beta_num}: npusim's cube "
-                               f"path models alpha 1 and beta 0 (use gemm-free bias instead)")
+    docstring).  ``format_out`` defaults to FRACTAL_NZ when an input is FRACTAL_NZ, else ND.  ``alpha_num`` /
+    ``beta_num`` are not computed by CANN's matmul: the 2020 one rejects anything but 1.0 / 0.0 ("we not support
+    this situation now!"), the 2022 one documents them as unused (beta default 1.0); so alpha 1.0 with beta 0.0 or
+    1.0 is accepted and anything else raises TbeArgumentError (``gemm`` computes alpha / beta).  Quantisation and
+    compression are not modelled (UnsupportedError)."""
+    if float(alpha_num) != 1.0 or float(beta_num) not in (0.0, 1.0):
+        raise TbeArgumentError(f"matmul '{kernel_name}': alpha_num={alpha_num}, beta_num={beta_num}: we not support "
+                               f"this situation now! (CANN's matmul does not scale; use gemm for alpha / beta)")
     if quantize_params is not None or compress_index is not None:
         raise UnsupportedError(f"matmul '{kernel_name}': quantize_params / compress_index are not modelled")
     format_a, format_b = _format(format_a, "format_a"), _format(format_b, "format_b")
@@ -237,8 +240,9 @@ def check_conv_shape(shape_in, shape_w, pad_top, pad_bottom, pad_left, pad_right
                      groups=1):
     """CANN's ``check_conv_shape`` for NCHW ``shape_in`` and NCHW (Cout, Cin/groups, kh, kw) ``shape_w``: the
     limits TBE checks (feature map 1-4096, filter 1-255, pads 0-255, strides 1-63, dilations 1-255), matching
-    channels and a non-empty output; returns ``(shape_in, shape_w)``.  (The 2020 signature has ``fusion_para`` where
-    later ones have ``optim_dict``: both are accepted and not used.)"""
+    channels (input = filter channels x groups, output a multiple of groups) and a non-empty output; returns
+    ``(shape_in, shape_w)``.  (The 2020 signature has ``fusion_para`` where later ones have ``optim_dict``: both are
+    accepted and not used; ``groups`` is the later signature's: the 2020 one, without it, is groups 1.)"""
     shape_in, shape_w = [int(v) for v in shape_in], [int(v) for v in shape_w]
     if len(shape_in) != 4 or len(shape_w) != 4:
         raise TbeArgumentError(f"conv2d: shapes must be 4-D (NCHW), got {shape_in} and {shape_w}")
@@ -249,6 +253,10 @@ def check_conv_shape(shape_in, shape_w, pad_top, pad_bottom, pad_left, pad_right
     _in_range("pad", (pad_top, pad_bottom, pad_left, pad_right))
     _in_range("stride", (strideh, stridew))
     _in_range("dilation", (dilateh, dilatew))
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise TbeArgumentError(f"conv2d: groups must be a positive int, got {groups!r}")
+    if shape_w[0] % groups:
+        raise TbeArgumentError(f"conv2d: output channels {shape_w[0]} must be a multiple of groups {groups}")
     if shape_in[1] != shape_w[1] * int(groups):
         raise TbeArgumentError(f"conv2d: input channels {shape_in[1]} != filter channels {shape_w[1]} x groups "
                                f"{groups}")

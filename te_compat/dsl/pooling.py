@@ -7,10 +7,14 @@ data_mode=1, ceil_mode=0, fusion_params=None, impl_mode="high_performance")``: `
 ``ceil((H - kh + 1) / sh)``), "SAME" (output ``ceil(H / sh)``, the padding split with the smaller half on top /
 left) or "CALCULATED" (``pad`` = (top, bottom, left, right); output ``floor`` or, with ``ceil_mode`` 1, ``ceil`` of
 ``(H + top + bottom - kh) / sh`` + 1).  MAX ignores padding; AVG divides by the window elements inside the input
-(TensorFlow's SAME convention).  float16 in and out; AVG sums in float32 and rounds once.
+(TensorFlow's SAME convention).  float16 in and out.
 
-npusim has no vector mapping of the window loops yet: ``auto_schedule`` runs a pooling graph on the scalar-pipe
-fallback (a ScalarPipeWarning says so), so it is correct but its cycle estimate is the scalar unit's.
+``auto_schedule`` of a MAX / AVG / GMP pooling of a placeholder uses the vector schedule of
+:mod:`te_compat.pooling` (per-tap vmax / vadd over C0 blocks of a padded UB tile, as CANN's pooling schedule):
+MAX there equals this compute exactly; AVG follows the chip's order (a float16 sum rounded after every tap, then a
+multiply by float16(1 / taps inside the input)), where the compute below, which the scalar-pipe fallback evaluates
+(GAP, fused graphs, tiles that do not fit UB), sums in float32 and rounds once.  The output node carries the
+parameters as ``pool_*`` attrs for that schedule.
 """
 from __future__ import annotations
 
@@ -64,6 +68,9 @@ def pooling2d(tensor_in, window, stride, pooling_mode, padding_mode="SAME", pad=
     if ho < 1 or wo < 1:
         raise TbeArgumentError(f"pooling2d: the output would be {ho}x{wo}")
     ri, rj = te.reduce_axis((0, kh), name="ri"), te.reduce_axis((0, kw), name="rj")
+    # read back by the vector schedule (te_compat.pooling.plan.read_params)
+    attrs = {"pool_mode": mode, "pool_input": shape, "pool_window": [kh, kw], "pool_stride": [sh, sw],
+             "pool_pads": [top, left], "pool_out": [ho, wo]}
 
     def position(y, x):
         row, col = y * sh - top + ri, x * sw - left + rj
@@ -76,7 +83,7 @@ def pooling2d(tensor_in, window, stride, pooling_mode, padding_mode="SAME", pad=
             row, col, inside = position(y, x)
             lowest = tirx.min_value("float16")
             return te.max(tirx.if_then_else(inside, tensor_in[b, c, row, col, ci], lowest), axis=[ri, rj])
-        return te.compute(out_shape, window_max, name="pooling2d_max", tag="pooling2d_max")
+        return te.compute(out_shape, window_max, name="pooling2d_max", tag="pooling2d_max", attrs=attrs)
 
     def window_sum(b, c, y, x, ci):
         row, col, inside = position(y, x)
@@ -89,7 +96,7 @@ def pooling2d(tensor_in, window, stride, pooling_mode, padding_mode="SAME", pad=
         rows = tirx.min(y * sh - top + kh, h) - tirx.max(y * sh - top, 0)
         cols = tirx.min(x * sw - left + kw, w) - tirx.max(x * sw - left, 0)
         return (total[b, c, y, x, ci] / (rows * cols).astype("float32")).astype("float16")
-    return te.compute(out_shape, average, name="pooling2d_avg", tag="pooling2d_avg")
+    return te.compute(out_shape, average, name="pooling2d_avg", tag="pooling2d_avg", attrs=attrs)
 
 
 __all__ = ["pooling2d"]

@@ -107,6 +107,9 @@ def auto_schedule(outs, option=None, runtime=None) -> NpuSchedule:
         from npusim.sim.runtime import current_runtime
         runtime = current_runtime()
     from te_compat.cube import CubeSchedule, is_cube_graph    # a matmul node: the cube schedule (te_compat.cube)
+    from te_compat.pooling import PoolingSchedule, is_pooling_graph    # pooling2d: te_compat.pooling
+    if is_pooling_graph(outs):
+        return PoolingSchedule(outs, runtime, option)
     return CubeSchedule(outs, runtime, option) if is_cube_graph(outs) else NpuSchedule(outs, runtime, option)
 
 

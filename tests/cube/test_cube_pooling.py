@@ -1,5 +1,6 @@
-"""Issue 15: max and avg pooling (pooling2d) through ops.Custom with F16_5HD rows, against numpy.  The pooling
-graph runs on the scalar-pipe fallback (no vector mapping of the window loops yet)."""
+"""Issue 15: max and avg pooling (pooling2d) through ops.Custom with F16_5HD rows, against numpy.  MAX / AVG / GMP
+graphs run on the vector schedule of te_compat.pooling (tests/cube/test_pooling_vector_schedule.py checks its
+instructions); GAP and fused graphs on the scalar-pipe fallback."""
 import importlib
 
 import numpy as np

@@ -8,6 +8,9 @@ Last axis (each row of the tile to one value):
   block apart and a one-lane vcadd packs the values;
 * otherwise (prod, dtypes without a vc instruction): chunks and halves folded with the binary op down to one
   block per row, the last block finished by the scalar unit.
+Folding takes one instruction per repeat-wide chunk over all rows; when rows are few and long, the chunks are
+several repeats wide (one multi-repeat instruction per chunk and row) and the folded chunk is then halved down to
+one repeat.
 Other axis (rows of a tile to one row): halving tree of vadd / vmax / vmin / vmul over whole rows.
 Across tiles (accumulate mode) the tile's result is combined into a group accumulator with the binary op.
 """
@@ -18,6 +21,7 @@ import math
 import numpy as np
 
 from npusim.sim import E
+from npusim.sim.geometry import VECTOR_STRIDE_MAX
 from npusim.sim.kernel import BinOp
 from te_compat.schedule import vec
 from te_compat.schedule.common import (UnsupportedPattern, ceil_div, itemsize, lanes_of, per_block, rep_stride,
@@ -86,8 +90,9 @@ def temps(p: PlanEnv) -> list:
             k = ceil_div(k, lanes)
         return sizes
     if method == "vcmax":
-        return ([rows * lanes * isz] if n > lanes else []) + [rows * p.chip.block_bytes]
-    return [rows * round_up(min(n, lanes), epb) * isz]
+        return ([rows * _work_pitch(p.chip, dtype, rows, n, method) * isz] if n > lanes else []) + \
+            [rows * p.chip.block_bytes]
+    return [rows * _work_pitch(p.chip, dtype, rows, n, method) * isz]
 
 
 # -- emission -----------------------------------------------------------------------------------------------------
@@ -150,18 +155,52 @@ def _vcadd(env: NodeEnv, src: Loc, rows: int, n: int, pitch: int, dst: Loc, leve
     _vcadd(env, partial, rows, k, kp, dst, level + 1)
 
 
-def _fold_chunks(env: NodeEnv, opcode: str, src: Loc, rows: int, n: int, pitch: int, work: Loc, pw: int) -> int:
-    """work row r = src row r with its repeat-wide lane chunks folded together by ``opcode``; returns valid
-    lanes."""
+#: the fold's work buffer grows past one repeat per row only up to this many bytes over all rows
+FOLD_WORK_BYTES = 8192
+
+
+def _fold_width(chip, dtype: str, rows: int, n: int, method: str) -> int:
+    """Elements per chunk when a tile's rows are folded chunk by chunk: one repeat's lanes, or (few long rows) a
+    multiple of them up to FOLD_WORK_BYTES over all rows, so that each chunk is one multi-repeat instruction per
+    row instead of one instruction per repeat-wide chunk.  The vcmax method reads the work rows with their pitch
+    as repeat stride, which must fit the instruction."""
+    lanes, max_repeat = lanes_of(chip, dtype), chip.max_repeat
+    repeats = FOLD_WORK_BYTES // max(1, rows * lanes * itemsize(dtype))
+    repeats = min(repeats, ceil_div(n, lanes) // 2, VECTOR_STRIDE_MAX // rep_stride(chip, dtype))
+    if repeats < 2:
+        return lanes
+    repeats = 1 << (repeats.bit_length() - 1)
+    width = repeats * lanes
+    by_row = rows * (ceil_div(n, width) + repeats.bit_length())
+    if by_row >= ceil_div(n, lanes) * ceil_div(rows, max_repeat):
+        return lanes
+    return width
+
+
+def _work_pitch(chip, dtype: str, rows: int, n: int, method: str) -> int:
+    """Elements per row of the fold's work buffer."""
+    width = _fold_width(chip, dtype, rows, n, method)
+    return round_up(min(n, width), per_block(chip, dtype))
+
+
+def _fold_chunks(env: NodeEnv, opcode: str, src: Loc, rows: int, n: int, pitch: int, work: Loc, pw: int,
+                 method: str) -> int:
+    """work row r = src row r with its chunks (see :func:`_fold_width`) folded together by ``opcode``, then
+    halved down to one repeat's lanes; returns the valid lanes."""
     em = env.em
     lanes = lanes_of(em.chip, src.dt)
-    width = min(n, lanes)
+    width = _fold_width(em.chip, src.dt, rows, n, method)
     vec.copy_rows(em, work, src, pw, pitch, rows, pw)
-    for c0 in range(lanes, n, lanes):
-        wc = min(lanes, n - c0)
+    for c0 in range(width, n, width):
         vec.rows(em, opcode, {"dst": work, "src0": work, "src1": src.shift(c0)},
-                 {"dst": pw, "src0": pw, "src1": pitch}, rows, wc)
-    return width
+                 {"dst": pw, "src0": pw, "src1": pitch}, rows, min(width, n - c0))
+    m = min(n, width)
+    while m > lanes:
+        h = m // 2                       # width is a power of two times the lanes: halves stay block-aligned
+        vec.rows(em, opcode, {"dst": work, "src0": work, "src1": work.shift(h)},
+                 {"dst": pw, "src0": pw, "src1": pw}, rows, h)
+        m = h
+    return m
 
 
 def _vcmax(env: NodeEnv, src: Loc, rows: int, n: int, pitch: int, dst: Loc) -> None:
@@ -170,8 +209,9 @@ def _vcmax(env: NodeEnv, src: Loc, rows: int, n: int, pitch: int, dst: Loc) -> N
     temps = list(env.temps)
     if n > lanes:
         work = Loc(temps.pop(0), 0, src.dt)
-        n = _fold_chunks(env, COMBINE[op], src, rows, n, pitch, work, lanes)
-        src, pitch = work, lanes
+        pw = _work_pitch(em.chip, src.dt, rows, n, "vcmax")
+        n = _fold_chunks(env, COMBINE[op], src, rows, n, pitch, work, pw, "vcmax")
+        src, pitch = work, pw
     pairs = Loc(temps.pop(0), 0, src.dt)
     per = per_block(em.chip, src.dt)
     _vc_rows(em, VC[op], src, rows, pitch, n, pairs, per // 2)
@@ -183,9 +223,9 @@ def _fold(env: NodeEnv, src: Loc, rows: int, n: int, pitch: int, dst: Loc) -> No
     opcode = COMBINE[op]
     vec.check(em, opcode, dtype)
     epb, lanes = per_block(em.chip, dtype), lanes_of(em.chip, dtype)
-    pw = round_up(min(n, lanes), epb)
+    pw = _work_pitch(em.chip, dtype, rows, n, "fold")
     work = Loc(env.temps[0], 0, dtype)
-    m = _fold_chunks(env, opcode, src, rows, n, pitch, work, pw)
+    m = _fold_chunks(env, opcode, src, rows, n, pitch, work, pw, "fold")
     while m > epb:
         h = round_up(ceil_div(m, 2), epb)
         vec.rows(em, opcode, {"dst": work, "src0": work, "src1": work.shift(h)}, {"dst": pw, "src0": pw, "src1": pw},

@@ -7,10 +7,11 @@ above the roofline (the issue's target).
 The op is built as MindSpore feeds a MatMul: A and B^T in FRACTAL_NZ (the cube's native layouts, read in place),
 a FRACTAL_NZ float16 output, so the kernel is the cube schedule alone (no layout conversion).  Prints the tiling,
 the kernel's cycles, its busiest pipe and per-pipe utilisation, the roofline (flops / the chip's peak float16
-rate, all cores) and the ratio, and the least HBM traffic any schedule needs on the cores the launch used (the
-cost model gives each active core 1/cores of the chip's HBM bandwidth and has no L2, so operands read by several
-cores are read from HBM by each).  Then the same op on a copy of the chip whose HBM share never limits (what an
-L2 that holds the operands gives on hardware; a diagnostic, not the target).  Then the best-of-R wall time of one
+rate, all cores) and the ratio, and the least HBM traffic any schedule needs on the cores the launch used if every
+core read its operands from HBM (the cost model gives each active core 1/cores of the chip's HBM bandwidth; its L2,
+npusim/sim/cost/l2.py, serves lines another core already brought in at the core's L2 read rate).  Then the same op
+on a copy of the chip whose HBM share never limits (a diagnostic, not the target: with the L2 the estimate is
+about that).  Then the best-of-R wall time of one
 simulated launch next to numpy.matmul of the same float32 data (the repeats alternate, so load from other
 processes hits both alike).  ``--blas-threads`` (default 1) pins the host BLAS threads of both: on a shared,
 loaded host, multithreaded BLAS spends most of its time waiting for descheduled threads (0: leave BLAS alone).

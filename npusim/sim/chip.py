@@ -28,7 +28,8 @@ _PATH_OPTIONAL = ("setup_cycles", "setup_bytes_per_cycle", "latency_bytes_per_cy
 _SECTION_FIELDS = {
     "cores": ("aicore_num", "cube_core_num", "vector_core_num"),
     "clock": ("clock_mhz",),
-    "memory": ("ub_bytes", "l1_bytes", "l0a_bytes", "l0b_bytes", "l0c_bytes", "l2_bytes", "hbm_bytes", "hbm_gbps"),
+    "memory": ("ub_bytes", "l1_bytes", "l0a_bytes", "l0b_bytes", "l0c_bytes", "l2_bytes", "l2_line_bytes",
+               "l2_read_bytes_per_cycle", "hbm_bytes", "hbm_gbps"),
     "compute": ("peak_fp16_tflops", "vector_width_bytes", "block_bytes", "max_repeat", "cube_m", "cube_n",
                 "cube_k_fp16"),
     "sync": ("event_ids",),
@@ -116,6 +117,8 @@ class Chip:
     l0b_bytes: int
     l0c_bytes: int
     l2_bytes: int
+    l2_line_bytes: int             # the L2's line (what a GM read brings in)
+    l2_read_bytes_per_cycle: float  # one core's rate of reads the L2 serves (npusim.sim.cost.l2)
     hbm_bytes: int
     hbm_gbps: float
     peak_fp16_tflops: float
@@ -433,6 +436,7 @@ def _build_chip(data: dict, path: Path) -> Chip:
         vector_core_num=int(fields["vector_core_num"]), clock_mhz=float(fields["clock_mhz"]),
         ub_bytes=int(fields["ub_bytes"]), l1_bytes=int(fields["l1_bytes"]), l0a_bytes=int(fields["l0a_bytes"]),
         l0b_bytes=int(fields["l0b_bytes"]), l0c_bytes=int(fields["l0c_bytes"]), l2_bytes=int(fields["l2_bytes"]),
+        l2_line_bytes=int(fields["l2_line_bytes"]), l2_read_bytes_per_cycle=float(fields["l2_read_bytes_per_cycle"]),
         hbm_bytes=int(fields["hbm_bytes"]), hbm_gbps=float(fields["hbm_gbps"]),
         peak_fp16_tflops=float(fields["peak_fp16_tflops"]), vector_width_bytes=int(fields["vector_width_bytes"]),
         block_bytes=int(fields["block_bytes"]), max_repeat=int(fields["max_repeat"]), cube_m=int(fields["cube_m"]),

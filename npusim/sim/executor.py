@@ -38,13 +38,14 @@ class ExecContext:
     """Mutable state one block runs with: variables, views, trace sink, flags, the core's CMPMASK, and the atomic
     mode of moves into GM (None, or (combine ufunc, numpy dtype); each block starts with none)."""
 
-    __slots__ = ("env", "append", "views", "gm_hi", "flags", "core_memory", "atomic")
+    __slots__ = ("env", "append", "touch", "views", "gm_hi", "flags", "core_memory", "atomic")
 
     def __init__(self, views: dict, gm_hi: dict):
         self.views = views
         self.gm_hi = gm_hi
         self.env = []
         self.append = None
+        self.touch = None      # appends a data_move's GM span (npusim.sim.trace)
         self.flags = {}
         self.core_memory = None
         self.atomic = None
@@ -168,8 +169,8 @@ def _run_block(compiled, block, core, memory, views, gm_hi, template, block_slot
     ctx.core_memory = memory
     ctx.env = list(template)
     ctx.env[block_slot] = block
-    records = []
-    ctx.append = records.append
+    records, spans = [], []
+    ctx.append, ctx.touch = records.append, spans.append
     try:
         compiled.run_block(ctx)
     except SimulatorError as exc:
@@ -179,4 +180,4 @@ def _run_block(compiled, block, core, memory, views, gm_hi, template, block_slot
         (src, dst, event), missing = next(iter(unanswered.items()))
         raise SyncError(f"wait_flag({src}, {dst}, event {event}) is waited for {missing} more time(s) than "
                         f"set_flag raises it: the core would hang", kernel=compiled.kernel.name, block=block)
-    return BlockTrace(block, core, records)
+    return BlockTrace(block, core, records, spans)

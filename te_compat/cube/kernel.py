@@ -8,13 +8,16 @@ fractals of K: MTE2 loads the A and B panels into L1 (one strided move each, fro
 ``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks (Ascend910: L0C->UB;
 chips without that path, e.g. Ascend910B1, go through a GM workspace on FIX then MTE2), the vector unit adds the
 bias (float32 / int32) or applies gemm's ``alpha * acc + beta * C`` (:mod:`te_compat.cube.gemm_epilogue`), casts to
-the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  Each
+the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  On chips with a FIX pipe
+(:mod:`te_compat.cube.fixpipe_out`: Ascend910B1) a result without bias / gemm terms whose epilogue is at most a
+float16 cast and a relu skips UB: one ``copy_matrix_cc_to_gm`` per sub-tile writes it to GM.  Each
 hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the UB chunks are double-buffered
 (ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk.
 """
 from __future__ import annotations
 
 from npusim.sim import KernelBuilder
+from te_compat.cube.fixpipe_out import fixpipe_out
 from te_compat.cube.gemm_epilogue import GemmEpilogue
 from te_compat.cube.graph import CubeGraph
 from te_compat.cube.tiling import CubeTiling
@@ -38,6 +41,8 @@ class CubeWriter:
         self.k0 = tiling.k0
         self.blk = chip.block_bytes
         self.c_dtype = gemm_handles["c"].dtype if gemm_handles and gemm_handles.get("c") is not None else None
+        self.fixpipe = fixpipe_out(graph, chip)     # None: the result leaves L0C through UB
+        self.out_pipe = "V" if self.fixpipe is None else "FIX"     # the pipe that frees an L0C slot
         self._declare_locals()
         self.gemm = GemmEpilogue(self, graph.gemm, gemm_handles) if graph.gemm is not None else None
 
@@ -65,7 +70,12 @@ class CubeWriter:
         self.slot_base = [t.l0c_offset(slot) * column for slot in range(t.l0c_slots)]
         self.chunk_elems = t.mt * t.nc * FRACTAL * FRACTAL      # the part of a sub-tile UB holds at once
         self.l0c = kb.tensor(d.acc_dtype, (self.l0c_elems,), "L0C", "l0c")
-        self.ub_slots = self._ub_slots()
+        self.ub_slots = 0 if self.fixpipe is not None else self._ub_slots()
+        if self.fixpipe is None:
+            self._declare_ub()
+
+    def _declare_ub(self) -> None:
+        kb, t, d = self.kb, self.t, self.d
         self.ub_acc = kb.tensor(d.acc_dtype, (self.ub_slots * self.chunk_elems,), "UB", "ub_acc")
         self.ub_out = {}
         self.has_l0c_ub = ("L0C", "UB") in self.chip.paths
@@ -104,7 +114,7 @@ class CubeWriter:
             kb.set_flag("MTE1", "MTE2", slot)
             kb.set_flag("M", "MTE1", slot)
         for slot in range(t.l0c_slots):
-            kb.set_flag("V", "M", slot)
+            kb.set_flag(self.out_pipe, "M", slot)
         for uslot in range(self.ub_slots):
             kb.set_flag("MTE3", "V", uslot)
         with kb.for_range(0, t.tiles_per_block) as i:
@@ -113,7 +123,7 @@ class CubeWriter:
             kb.wait_flag("MTE1", "MTE2", slot)
             kb.wait_flag("M", "MTE1", slot)
         for slot in range(t.l0c_slots):
-            kb.wait_flag("V", "M", slot)
+            kb.wait_flag(self.out_pipe, "M", slot)
         for uslot in range(self.ub_slots):
             kb.wait_flag("MTE3", "V", uslot)
         if self.gemm is not None:
@@ -130,7 +140,7 @@ class CubeWriter:
         for part, width in enumerate(t.parts):   # sub-tiles alternate between the L0C slots: one's epilogue
             n1_0 = (rest % n_tiles) * t.nt + sum(t.parts[:part])      # overlaps the next one's mmads
             slot = part % t.l0c_slots
-            self.kb.wait_flag("V", "M", slot)          # this L0C slot is free (its previous epilogue moved it out)
+            self.kb.wait_flag(self.out_pipe, "M", slot)  # this L0C slot is free (its previous epilogue moved it out)
             load_a = part == 0 or not self.a_resident
             self._l1_load(b, m1_0, (n1_0, width), 0, 0, slot, load_a, first=True)
             if loads > 1:
@@ -190,6 +200,9 @@ class CubeWriter:
         """L0C slot ``slot``'s sub-tile through UB in chunks of ``nc`` fractal columns: move, bias, cast, fused
         steps, store."""
         kb, t = self.kb, self.t
+        if self.fixpipe is not None:
+            self._fixpipe_store(b, m1_0, n1_0, width, slot)
+            return
         kb.set_flag("M", "V", slot)
         kb.wait_flag("M", "V", slot)
         if not self.has_l0c_ub:
@@ -198,6 +211,18 @@ class CubeWriter:
         chunks = width // t.nc
         for chunk in range(chunks):     # chunks alternate between the UB slots: one is stored as the next arrives
             self._chunk(b, m1_0, n1_0, slot, chunk, last=chunk == chunks - 1)
+
+    def _fixpipe_store(self, b, m1_0, n1_0, width: int, slot: int) -> None:
+        """L0C slot ``slot``'s sub-tile (``width`` fractal columns of ``mt`` fractals) straight to its place in the
+        output's FRACTAL_NZ on the FIX pipe (:mod:`te_compat.cube.fixpipe_out`)."""
+        kb, t = self.kb, self.t
+        rows = t.m1 * FRACTAL
+        base = b * (t.n1 * rows * FRACTAL) + (n1_0 * rows + m1_0 * FRACTAL) * FRACTAL
+        kb.set_flag("M", "FIX", slot)
+        kb.wait_flag("M", "FIX", slot)
+        kb.copy_matrix_cc_to_gm(self.out_dst[base], self.l0c[self.slot_base[slot]], width * FRACTAL,
+                                t.mt * FRACTAL, t.mt * FRACTAL, rows, relu=self.fixpipe.relu)
+        kb.set_flag("FIX", "M", slot)               # this L0C slot may take the next sub-tile
 
     def _load_chunk(self, slot: int, chunk: int, ub_acc, last: bool) -> None:
         kb, d = self.kb, self.d

@@ -72,11 +72,13 @@ class CubeSchedule:
         if native["staged"]:
             kb.set_flag("S", "MTE2", 0)
             kb.wait_flag("S", "MTE2", 0)
-        CubeWriter(kb, target.chip, g, tiling, {"a": a_src, "b": b_src}, out_dst, bias_src,
-                   native["b_batched"] or not d.batch, gemm_handles).emit()
+        writer = CubeWriter(kb, target.chip, g, tiling, {"a": a_src, "b": b_src}, out_dst, bias_src,
+                            native["b_batched"] or not d.batch, gemm_handles)
+        writer.emit()
         if not native["out"]:
-            kb.set_flag("MTE3", "S", 0)
-            kb.wait_flag("MTE3", "S", 0)
+            store_pipe = "MTE3" if writer.fixpipe is None else "FIX"      # the pipe that wrote out_dst
+            kb.set_flag(store_pipe, "S", 0)
+            kb.wait_flag(store_pipe, "S", 0)
             out_shape = tuple(int(x) for x in g.output.shape)
             func = conv_output_program(tuple(out_dst.shape), out_shape, str(g.output.dtype), g.conv) \
                 if g.conv is not None else output_program(tuple(out_dst.shape), out_shape, d.format_out,

@@ -63,6 +63,8 @@ ALLOWED = {
     "npusim/sim/compiler.py:MAX_LOOP_TRIPS:named": "a loop's trip count fits its int32 variable (TIK: bounds "
                                                    "< 2**31): a dtype range, not hardware",
     "te_compat/schedule/vec.py:dup:255": "the low byte of a fill value (byte arithmetic before a 16-bit dup)",
+    "te_compat/schedule/emit_reduce.py:FOLD_WORK_BYTES:named": "a schedule heuristic (how far a reduce's fold "
+                                                               "buffer may grow for few long rows), not hardware",
     "te_compat/schedule/atomic.py:MIN_SHARE_BYTES:named": "a tiling heuristic (input bytes a block must get for "
                                                           "a reduce-axis split to pay off), not hardware",
     "te_compat/schedule/tiling.py:MIN_CHUNK_COLUMNS:512": "a tiling heuristic (least columns of a chunked tile, "

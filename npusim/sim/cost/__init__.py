@@ -16,7 +16,10 @@ number comes from the chip YAML, which names its source):
   ``max(that, latency + bytes / latency_rate)`` after its start; an mmad holds the cube ``tiles + setup`` and
   completes ``fixed`` cycles after its tiles.
 * GM transfers also need the core's share of HBM bandwidth (chip bandwidth / active cores): a transfer's bytes
-  take ``bytes / share`` cycles of a calendar the core's GM paths share, and hold their pipe until then.
+  take ``bytes / share`` cycles of a calendar the core's GM paths share, and hold their pipe until then.  A
+  data_move's GM read of lines already in the L2 during the launch takes ``bytes / l2_read_bytes_per_cycle``
+  cycles of a second calendar instead (:mod:`~npusim.sim.cost.l2`: which bytes hit, per launch, before any core
+  is timed).
 * ``set_flag(src, dst, e)`` fires when everything src started before it is complete; ``wait_flag`` holds dst until
   then; ``pipe_barrier(p)`` holds p's later instructions until its earlier ones are complete (plus the chip's
   drain for p when work was outstanding); ``pipe_barrier(ALL)`` makes S wait for every pipe.  A wait that can

@@ -9,9 +9,10 @@ from __future__ import annotations
 import bisect
 from collections import deque
 
-from npusim.errors.sim import SyncError
-from npusim.sim.cost.ops import (BARRIER_ALL, CUBE, MOVE, NOP, PROGRAM, SCALAR, SET_FLAG, VECTOR, WAIT_FLAG,
-                                 cube_tiles)
+from npusim.errors.sim import SimulatorError, SyncError
+from npusim.sim.cost.l2 import block_queues
+from npusim.sim.cost.ops import (BARRIER_ALL, CUBE, GM_READ, MOVE, NOP, PROGRAM, SCALAR, SET_FLAG, VECTOR,
+                                 WAIT_FLAG, cube_tiles)
 
 
 class PortCalendar:
@@ -54,9 +55,11 @@ class CoreSim:
     """Simulates one core's blocks in the order it ran them."""
 
     __slots__ = ("trace", "chip", "ops", "tables", "free", "done", "queues", "intervals", "inflight", "may_depend",
-                 "pairs", "share", "port", "flags", "tiles", "block", "flag_cycles")
+                 "pairs", "share", "port", "flags", "tiles", "block", "flag_cycles", "l2", "misses", "l2_port",
+                 "l2_rate")
 
-    def __init__(self, trace, chip, ops: list, tables, footprints, hbm_share: float, port: bool):
+    def __init__(self, trace, chip, ops: list, tables, footprints, hbm_share: float, port: bool, l2=None):
+        """``l2``: the launch's :func:`~npusim.sim.cost.l2.read_misses` (None: every GM read comes from HBM)."""
         self.trace, self.chip, self.ops, self.tables = trace, chip, ops, tables
         self.queues = [()] * tables.count            # () until a pipe must hold an instruction back (_enqueue)
         self.intervals = [[] for _ in tables.names]
@@ -67,6 +70,9 @@ class CoreSim:
             self.inflight = [deque() for _ in tables.names]
         self.share = hbm_share
         self.port = PortCalendar() if port else None
+        self.l2, self.misses = (l2 if port else None), None
+        self.l2_port = PortCalendar() if self.l2 is not None else None     # the core's L2 read rate
+        self.l2_rate = chip.l2_read_bytes_per_cycle
         self.tiles = None                            # (units, kstep) -> cube tiles, made by the first mmad
         self.flag_cycles = tables.flag_cycles
 
@@ -102,6 +108,7 @@ class CoreSim:
         before it) runs inline, since a call per record would cost as much as the rest of its work; everything else
         goes through :meth:`_scalar_side`, :meth:`_sync` and :meth:`_run`."""
         self.block, self.flags = block.block, {}
+        self.misses = None if self.l2 is None else block_queues(self.l2, block.block)
         tables = self.tables
         free = self.free = [start] * tables.count
         done = self.done = [start] * tables.count
@@ -129,7 +136,7 @@ class CoreSim:
                         end = begin + op[3] * units
                         complete = end + op[2]
                     elif op[7] and self.port is not None:     # a GM move that shares HBM with other cores
-                        end, complete = self._move(op, units, begin)
+                        end, complete = self._move(op, units, begin, index)
                     else:                                     # _move without the HBM calendar, inline
                         setup_end = op[2] + units / op[3]
                         data_end = units / op[4]
@@ -206,7 +213,7 @@ class CoreSim:
             start = self._after_producers(p, record[0], start)
         units = record[1]
         if kind == MOVE:
-            end, complete = self._move(op, units, start)
+            end, complete = self._move(op, units, start, record[0])
         elif kind == VECTOR:
             end = start + op[3] * units
             complete = end + op[2]
@@ -222,17 +229,34 @@ class CoreSim:
             self.intervals[p].append((start, end, record[0]))
         return True
 
-    def _move(self, op, nbytes: float, start: float) -> tuple:
-        """(pipe free, complete) of a data_move of ``nbytes`` starting at ``start``; op = (MOVE, pipe, setup,
-        setup_rate, rate, latency, latency_rate, gm, tracked)."""
+    def _move(self, op, nbytes: float, start: float, index: int) -> tuple:
+        """(pipe free, complete) of instruction ``index``, a data_move of ``nbytes`` starting at ``start``; op =
+        (MOVE, pipe, setup, setup_rate, rate, latency, latency_rate, gm, tracked)."""
         setup_end = op[2] + nbytes / op[3]
         data_end = nbytes / op[4]
         end = start + (setup_end if setup_end > data_end else data_end)
         if op[7] and self.port is not None:             # GM bytes also take the core's share of HBM
-            port_end = self.port.place(start, nbytes / self.share)
-            end = port_end if port_end > end else end
+            from_hbm = nbytes
+            if op[7] == GM_READ and self.misses is not None:    # the L2 serves what it holds
+                from_hbm = self._l2_miss(op[1], index)
+                if from_hbm < nbytes:
+                    l2_end = self.l2_port.place(start, (nbytes - from_hbm) / self.l2_rate)
+                    end = l2_end if l2_end > end else end
+            if from_hbm > 0:
+                port_end = self.port.place(start, from_hbm / self.share)
+                end = port_end if port_end > end else end
         complete = start + op[5] + nbytes / op[6]
         return end, (complete if complete > end else end)
+
+    def _l2_miss(self, p: int, index: int) -> float:
+        """The miss bytes of pipe ``p``'s next GM read, which must be instruction ``index``."""
+        queue = self.misses.get(p)
+        if not queue or queue[0][0] != index:
+            static = self.trace.statics[index]
+            raise SimulatorError(f"the GM spans of the trace do not match its records at instruction #{static.index} "
+                                 f"`{static.text}` (a data_move from GM recorded no span)",
+                                 kernel=self.trace.kernel_name, block=self.block, instr_index=static.index)
+        return queue.popleft()[1]
 
     def _sync(self, op, record, start: float) -> bool:
         """set_flag / wait_flag / pipe_barrier on a pipe other than S, from ``start`` on (False: the flag it

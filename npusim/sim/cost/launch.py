@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from npusim.sim.cost.core import CoreSim
+from npusim.sim.cost.l2 import read_misses
 from npusim.sim.cost.report import CoreTimeline, CostReport
 from npusim.sim.cost.tables import TABLES_ATTRIBUTE, cost_tables
 from npusim.sim.trace import Trace
@@ -19,7 +20,8 @@ def estimate(trace: Trace, chip, kernel=None) -> CostReport:
     so that a dependent vector instruction waits for its producer; without it every instruction counts as
     independent.  Cores that ran identical records get identical timelines (computed once).  What depends only on
     the chip or the kernel (pipe order, instruction descriptors, footprints) is built once and reused
-    (:mod:`~npusim.sim.cost.tables`)."""
+    (:mod:`~npusim.sim.cost.tables`).  Where the HBM share can limit a core, the launch's GM reads are first
+    split into L2 hits and misses (:mod:`~npusim.sim.cost.l2`)."""
     tables = chip.__dict__.get(TABLES_ATTRIBUTE) or cost_tables(chip)
     blocks = trace.blocks
     statics = trace.statics
@@ -31,7 +33,8 @@ def estimate(trace: Trace, chip, kernel=None) -> CostReport:
         block = blocks[0]
         # the HBM calendar only matters to GM transfers: a trace without one skips working out whether it limits
         port = priced.moves_gm and tables.hbm_bytes_per_cycle < tables.gm_bytes_per_cycle
-        sim = CoreSim(trace, chip, priced.ops, tables, footprints, tables.hbm_bytes_per_cycle, port)
+        l2 = read_misses({block.core: [block]}, priced.ops, chip) if port else None
+        sim = CoreSim(trace, chip, priced.ops, tables, footprints, tables.hbm_bytes_per_cycle, port, l2)
         total = sim.run_block(block, 0.0)
         busy, intervals = sim.timeline(tables.names)
         cores = (CoreTimeline(block.core, total, busy, intervals, ((block.block, 0.0, total),)),)
@@ -39,21 +42,25 @@ def estimate(trace: Trace, chip, kernel=None) -> CostReport:
         by_core = trace.blocks_by_core()
         hbm_share = tables.hbm_bytes_per_cycle / max(1, len(by_core))
         port = priced.moves_gm and tables.port_limits(hbm_share)
-        cores = _cores(trace, chip, priced.ops, tables, footprints, hbm_share, port, by_core)
+        l2 = read_misses(by_core, priced.ops, chip) if port else None
+        cores = _cores(trace, chip, priced.ops, tables, footprints, hbm_share, port, by_core, l2)
         total = max((c.total_cycles for c in cores), default=0.0)
     return CostReport(trace.kernel_name, chip.name, trace.block_dim, chip.clock_mhz, total, cores, chip.pipes)
 
 
-def _cores(trace, chip, ops, tables, footprints, hbm_share, port, by_core: dict) -> tuple:
-    """The CoreTimeline of every core; cores that ran identical records share one simulation."""
+def _cores(trace, chip, ops, tables, footprints, hbm_share, port, by_core: dict, l2) -> tuple:
+    """The CoreTimeline of every core; cores that ran identical records (with the same L2 misses) share one
+    simulation."""
     done: dict = {}
     cores = []
+    misses = (lambda block: None) if l2 is None else (lambda block: l2.get(block.block))
     for core, core_blocks in sorted(by_core.items()):
         signature = tuple(len(b.records) for b in core_blocks)
         timeline = next((t for other, t in done.get(signature, ())
-                         if all(a.records == b.records for a, b in zip(other, core_blocks))), None)
+                         if all(a.records == b.records and misses(a) == misses(b)
+                                for a, b in zip(other, core_blocks))), None)
         if timeline is None:
-            timeline = _simulate(trace, chip, ops, tables, footprints, hbm_share, port, core_blocks)
+            timeline = _simulate(trace, chip, ops, tables, footprints, hbm_share, port, core_blocks, l2)
             done.setdefault(signature, []).append((core_blocks, timeline))
         total, busy, intervals, times = timeline
         spans = tuple((block.block, start, end) for block, (start, end) in zip(core_blocks, times))
@@ -61,9 +68,9 @@ def _cores(trace, chip, ops, tables, footprints, hbm_share, port, by_core: dict)
     return tuple(cores)
 
 
-def _simulate(trace, chip, ops, tables, footprints, hbm_share, port, blocks) -> tuple:
+def _simulate(trace, chip, ops, tables, footprints, hbm_share, port, blocks, l2) -> tuple:
     """(total cycles, busy per pipe, intervals per pipe, [(start, end)] per block) of one core's blocks."""
-    sim = CoreSim(trace, chip, ops, tables, footprints, hbm_share, port)
+    sim = CoreSim(trace, chip, ops, tables, footprints, hbm_share, port, l2)
     clock, times = sim.run(blocks)
     busy, intervals = sim.timeline(tables.names)
     return clock, busy, intervals, times

@@ -4,7 +4,8 @@ Descriptors (``kind`` first, then the pipe's index in the chip's pipe list):
 
 * ``(SCALAR, S, cycles)``: runs on the scalar unit; ``(PROGRAM, S)``: a tvm_call, units = (alu ops, accesses)
 * ``(VECTOR, pipe, startup, per_repeat, tracked)``: units = repeat_times
-* ``(MOVE, pipe, setup, setup_rate, rate, latency, latency_rate, gm, tracked)``: units = bytes
+* ``(MOVE, pipe, setup, setup_rate, rate, latency, latency_rate, gm, tracked)``: units = bytes; ``gm``: 0 (no GM
+  side), GM_READ (a data_move from GM: the L2 may serve it, :mod:`.l2`) or GM_OTHER (any other GM transfer)
 * ``(CUBE, pipe, kstep, setup, latency, tracked)``: units = (m, k, n)
 * ``(SET_FLAG, pipe, key, dynamic, dst)``, ``(WAIT_FLAG, pipe, key, dynamic, dst)``: key (src, dst, event), or
   (src, dst) when the event id comes with the record (``dynamic``; units = the event id); the pipe is src for
@@ -18,6 +19,8 @@ from __future__ import annotations
 # numbered so that the core simulation's tests stay cheap: ``kind <= MOVE`` is its hot path (vector and move),
 # ``CUBE < kind <= BARRIER`` a pipe's sync instruction; kinds from SCALAR on run on the scalar unit
 VECTOR, MOVE, CUBE, SET_FLAG, WAIT_FLAG, BARRIER, SCALAR, PROGRAM, BARRIER_ALL, NOP = range(10)
+#: a move descriptor's ``gm`` field (both true: the move shares HBM)
+GM_READ, GM_OTHER = 1, 2
 
 
 def pipe_index(chip) -> dict:
@@ -34,9 +37,11 @@ def describe(static, chip, pipes: dict) -> tuple:
         return VECTOR, pipe, row.startup(static.dtype), row.per_repeat(static.dtype), tracked
     if kind == "move":
         path = chip.paths[static.path]
+        gm = 0 if not path.touches_gm else GM_READ if path.src_scope == "GM" and static.opcode == "data_move" \
+            else GM_OTHER
         return (MOVE, pipe, path.setup_cycles, path.setup_bytes_per_cycle or path.bytes_per_cycle,
                 path.bytes_per_cycle, path.latency_cycles, path.latency_bytes_per_cycle or path.bytes_per_cycle,
-                path.touches_gm, tracked)
+                gm, tracked)
     if kind == "cube":
         kstep = chip.mmad_kstep.get(static.dtype, chip.cube_k_fp16)
         return CUBE, pipe, kstep, chip.mmad_setup_cycles, chip.mmad_fixed_cycles, tracked

@@ -11,10 +11,11 @@ from npusim.sim.isa import atomic, binary, cmpsel, conv, cube, dup_reduce, moves
 from npusim.sim.isa import tvm_call  # TVM-compiled scalar programs (TBE fallback, akg/hybrid on Ascend)
 from npusim.sim.isa import load2d, load3d  # L1 -> L0A/L0B fractal loads, img2col (TIK load2dv1, load3dv1)
 from npusim.sim.isa import fused, group_reduce, transpose  # vmadd(relu); vcg*/vcpadd; vnchwconv, vtranspose
+from npusim.sim.isa import fixpipe  # copy_matrix_cc_to_gm: L0C -> GM on the FIX pipe (Atlas A2)
 from npusim.sim.isa.spec import REQUIRED, CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 
 _FAMILIES = (moves, binary, unary, scalar_ops, conv, cmpsel, dup_reduce, cube, sync, scalar, atomic, tvm_call,
-             load2d, load3d, fused, group_reduce, transpose)
+             load2d, load3d, fused, group_reduce, transpose, fixpipe)
 
 
 def _build_table():

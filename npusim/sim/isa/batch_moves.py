@@ -201,6 +201,7 @@ def move_batch(kc, instr, src_b, dst_b, fixed, geometry_of, uniform_geometry: bo
     src, dst = Side(kc, src_b), Side(kc, dst_b)
     src_param = src_b.key[1] if src_b.is_gm else None
     dst_param = dst_b.key[1] if dst_b.is_gm else None
+    gm_param = src_param if dst_param is None else dst_param
 
     def batch(b):
         nburst, burst_bytes, src_pitch, dst_pitch, contiguous = fixed or geometry_of(b.env)
@@ -213,6 +214,11 @@ def move_batch(kc, instr, src_b, dst_b, fixed, geometry_of, uniform_geometry: bo
         data = _read(b, src, src_param, s0, (nburst, burst_bytes, src_pitch))
         _write(b, dst, dst_param, d0, (nburst, burst_bytes, dst_pitch), data)
         b.append((index, total))
+        if gm_param is not None:        # the GM side's span per block, for the cost model's L2
+            if dst_param is None:
+                b.touch(index, gm_param, s0, (nburst, burst_bytes, src_pitch))
+            else:
+                b.touch(index, gm_param, d0, (nburst, burst_bytes, dst_pitch))
     return batch
 
 

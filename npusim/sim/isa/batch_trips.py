@@ -76,6 +76,8 @@ class TripMove:
             else:
                 target[b.rows] = data
             _records(b, record, count)
+            if param is not None:       # every trip's GM span, for the cost model's L2
+                b.touch(record[0], param, s0, (nburst, burst_bytes, src_pitch), count, src_step)
             b.env[slot] = low + count - 1
             return True
         return run

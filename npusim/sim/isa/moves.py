@@ -87,6 +87,7 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
         _check_static_bounds(site, fixed, src_b, dst_b)
 
     to_gm = dst_b.is_gm
+    gm_param = dst_b.key[1] if to_gm else (src_b.key[1] if src_b.is_gm else None)
 
     def run(ctx):
         nburst, burst_bytes, src_pitch, dst_pitch, contiguous = fixed or geometry(ctx.env)
@@ -104,6 +105,9 @@ def compile_data_move(instr, spec, kc: CompileContext) -> CompiledInstr:
             src_2d = as_strided(src_view[s0:], shape=(nburst, burst_bytes), strides=(src_pitch, 1), writeable=False)
             as_strided(dst_view[d0:], shape=(nburst, burst_bytes), strides=(dst_pitch, 1))[...] = src_2d
         ctx.append((index, nburst * burst_bytes))
+        if gm_param is not None:        # the GM side's span, for the cost model's L2
+            ctx.touch((index, gm_param, d0, nburst, burst_bytes, dst_pitch) if to_gm else
+                      (index, gm_param, s0, nburst, burst_bytes, src_pitch))
 
     static = InstrStatic(index, spec.opcode, path.pipe, spec.cost_kind, spec.cost_key, dst.dtype,
                          path=(src.space, dst.space), text=site.text)

@@ -5,13 +5,15 @@ Row ``r`` of a wave is core ``r``; every local scope is one 2-D arena (rows x by
 same address in every block is one 2-D slice.  While every row runs (``rows`` None) trace records go to one
 shared list; when control flow splits the rows (``rows``: the active row indices) the shared records are copied
 to each row's own list first and records are appended per row.  Flags and the atomic mode are shared while the
-rows agree and kept per row once they have split.
+rows agree and kept per row once they have split.  The GM spans of data moves (:mod:`npusim.sim.trace`) go to
+each row's own list.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from npusim.errors.sim import SimulatorError
+from npusim.sim.trace import SpanTrips
 
 
 class BatchFallback(SimulatorError):
@@ -31,11 +33,11 @@ class RowContext:
     """What a single-block ``run`` closure reads and writes, for one row of a batch (instructions that run block
     by block inside a batch: local memory, registers, CMPMASK, the row's trace records)."""
 
-    __slots__ = ("env", "append", "views", "gm_hi", "flags", "core_memory", "atomic")
+    __slots__ = ("env", "append", "touch", "views", "gm_hi", "flags", "core_memory", "atomic")
 
     def __init__(self, views: dict, gm_hi: dict, core: CoreRegisters):
         self.views, self.gm_hi, self.core_memory = views, gm_hi, core
-        self.env, self.append, self.flags, self.atomic = [], None, {}, None
+        self.env, self.append, self.touch, self.flags, self.atomic = [], None, None, {}, None
 
     @property
     def cmpmask(self):
@@ -61,6 +63,7 @@ class BatchContext:
         self.cores = cores
         self.rows = None
         self.lists = [[] for _ in range(n)]
+        self.spans = [[] for _ in range(n)]      # each row's data moves' GM spans
         self.shared: list = []
         self.append = self.shared.append
         self.flags: dict = {}
@@ -126,6 +129,24 @@ class BatchContext:
         for _ in range(times):
             for record in records:
                 self.append(record)
+
+    def touch(self, index: int, param: int, starts, geometry: tuple, trips: int = 1, step: int = 0) -> None:
+        """Append a data_move's GM span to every active row's spans: ``starts`` one byte start for all rows or
+        one per active row, ``geometry`` (nburst, burst_bytes, pitch_bytes); ``trips`` moves whose starts step
+        by ``step`` bytes (a loop's trips run as one copy) append one span each."""
+        rows = range(self.n) if self.rows is None else self.rows.tolist()
+        nburst, burst_bytes, pitch = geometry
+        if isinstance(starts, np.ndarray):
+            starts = starts.tolist()
+        else:
+            starts = [starts] * len(rows)
+        spans = self.spans
+        if trips == 1:
+            for r, start in zip(rows, starts):
+                spans[r].append((index, param, start, nburst, burst_bytes, pitch))
+        else:
+            for r, start in zip(rows, starts):
+                spans[r].append(SpanTrips(index, param, start, nburst, burst_bytes, pitch, trips, step))
 
     def flush(self) -> None:
         if self.shared:

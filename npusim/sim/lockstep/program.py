@@ -226,7 +226,7 @@ def _per_row(run: Callable, register_slots: list) -> Callable:
         for r in rows:
             ctx = contexts[r]
             ctx.env = row_env = [v[r] if isinstance(v, np.ndarray) else v for v in env]
-            ctx.append = b.lists[r].append
+            ctx.append, ctx.touch = b.lists[r].append, b.spans[r].append
             run(ctx)
             for slot in register_slots:
                 if row_env[slot] is not _env_value(env[slot], r):

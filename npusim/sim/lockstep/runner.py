@@ -131,7 +131,8 @@ def _run_wave(compiled, program, bids, memory, gm, cores, template, gm_views, gm
     b.flush()
     if b.unanswered():
         raise BatchFallback("a wait_flag is never answered")
-    return [BlockTrace(int(block), int(block) % num_cores, b.lists[r]) for r, block in enumerate(bids.tolist())]
+    return [BlockTrace(int(block), int(block) % num_cores, b.lists[r], b.spans[r])
+            for r, block in enumerate(bids.tolist())]
 
 
 def _template(compiled, scalar_args: dict) -> list:

@@ -43,3 +43,9 @@ def _compare_traces(name: str, fast, reference) -> None:
                          min(len(a.records), len(b.records)))
             raise AssertionError(f"kernel {name}: block {b.block}'s lockstep trace differs from the block-by-block "
                                  f"one at record {first} ({len(a.records)} vs {len(b.records)} records)")
+        a_spans, b_spans = a.spans(), b.spans()
+        if a_spans != b_spans:
+            first = next((i for i, (x, y) in enumerate(zip(a_spans, b_spans)) if x != y),
+                         min(len(a_spans), len(b_spans)))
+            raise AssertionError(f"kernel {name}: block {b.block}'s lockstep GM spans differ from the block-by-block "
+                                 f"ones at span {first} ({len(a_spans)} vs {len(b_spans)} spans)")

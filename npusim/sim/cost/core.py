@@ -285,9 +285,11 @@ class CoreSim:
         inflight = self.inflight[p]
         while inflight and inflight[0][0] <= start:
             inflight.popleft()
-        pairs = self.pairs
+        row = self.pairs.get(index)                     # the footprints' memo for this reader, read without a call
+        if row is None:
+            row = {}
         for usable, writer in reversed(inflight):       # latest result first: usable times rise along the queue
-            answer = pairs.get((writer, index))         # the footprints' memo, read here without a call
+            answer = row.get(writer)
             if answer is None:
                 answer = self.may_depend(writer, index)
             if answer:

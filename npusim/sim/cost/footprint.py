@@ -100,19 +100,21 @@ class Footprints:
         self._buffers = {b.name: b for b in kernel.buffers}
         self._params = {p.name: p for p in kernel.params}
         self._cache: dict = {}
-        self.pairs: dict = {}           # (writer, reader) -> may_depend's answer (read directly by CoreSim)
+        self.pairs: dict = {}           # reader -> {writer: may_depend's answer} (read directly by CoreSim)
         self._spaces: dict = {}         # (buffer, view dtype) -> _space
         self._operands: dict = {}       # opcode -> _operands_of
 
     def may_depend(self, writer: int, reader: int) -> bool:
         """Whether instruction ``reader`` may read bytes instruction ``writer`` writes (memoised)."""
-        key = (writer, reader)
-        answer = self.pairs.get(key)
+        row = self.pairs.get(reader)
+        if row is None:
+            row = self.pairs[reader] = {}
+        answer = row.get(writer)
         if answer is None:
             writes = self.regions(writer)[1]
             reads = self.regions(reader)[0]
-            answer = self.pairs[key] = any(ws == rs and wlo < rhi and rlo < whi
-                                            for ws, wlo, whi in writes for rs, rlo, rhi in reads)
+            answer = row[writer] = any(ws == rs and wlo < rhi and rlo < whi
+                                       for ws, wlo, whi in writes for rs, rlo, rhi in reads)
         return answer
 
     def regions(self, index: int) -> tuple:

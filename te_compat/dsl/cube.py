@@ -143,7 +143,9 @@ def _logical(indices: tuple, d: MatmulDesc) -> tuple:
     return indices[:nb], m1 * FRACTAL + mi, n1 * FRACTAL + ni
 
 
-def _build(a, b, bias, d: MatmulDesc):
+def mmad_node(a, b, d: MatmulDesc, name: str):
+    """The accumulator node: sum over k of A x B in the accumulator dtype (the L0C result the cube schedule
+    recognises by MMAD_TAG), in the output layout of ``d``; padding rows / columns of a fractal output are 0."""
     k_axis = te.reduce_axis((0, d.k), name="k")
     b_batched = len(_shape(b)) > (2 if d.format_b == ND else 4)
 
@@ -159,8 +161,12 @@ def _build(a, b, bias, d: MatmulDesc):
             value = tirx.if_then_else(tirx.all(m < d.m, n < d.n), value, tirx.const(0, d.acc_dtype))
         return te.sum(value, axis=k_axis)
 
+    return te.compute(_out_shape(d), product, name=name, tag=MMAD_TAG)
+
+
+def _build(a, b, bias, d: MatmulDesc):
+    mmad = mmad_node(a, b, d, "tensor_mmad")
     shape = _out_shape(d)
-    mmad = te.compute(shape, product, name="tensor_mmad", tag=MMAD_TAG)
 
     def finish(*indices):
         value = mmad[indices]

@@ -25,8 +25,8 @@ from __future__ import annotations
 from tvm import te, tirx
 
 from npusim.errors import TbeArgumentError, TbeDtypeError, UnsupportedError
-from te_compat.dsl.cube import (FRACTAL, MATMUL_TAG, MMAD_TAG, ND, NZ, MatmulDesc, _describe, _element, _logical,
-                                _out_shape, _shape, ceil_div)
+from te_compat.dsl.cube import (FRACTAL, MATMUL_TAG, ND, NZ, MatmulDesc, _describe, _logical, _out_shape, _shape,
+                                ceil_div, mmad_node)
 
 GEMM_KIND = "gemm"
 _IN_PAIRS = {("float16", "float16"), ("int8", "int8"), ("uint8", "int8")}
@@ -129,23 +129,8 @@ def _c_element(c, fmt: str, indices: tuple, d: MatmulDesc, acc: str):
 
 def _build(a, b, parts: dict, d: MatmulDesc):
     alpha, beta, c, c_format = parts["alpha"], parts["beta"], parts["c"], parts["c_format"]
-    k_axis = te.reduce_axis((0, d.k), name="k")
-    b_batched = len(_shape(b)) > (2 if d.format_b == ND else 4)
-
-    def product(*indices):
-        batch, m, n = _logical(indices, d)
-        av = _element(a, d.format_a, batch, k_axis, m, d.in_dtype) if d.trans_a else \
-            _element(a, d.format_a, batch, m, k_axis, d.in_dtype)
-        bb = batch if b_batched else ()
-        bv = _element(b, d.format_b, bb, n, k_axis, d.in_dtype) if d.trans_b else \
-            _element(b, d.format_b, bb, k_axis, n, d.in_dtype)
-        value = av.astype(d.acc_dtype) * bv.astype(d.acc_dtype)
-        if d.format_out != ND and (d.m % FRACTAL or d.n % FRACTAL):
-            value = tirx.if_then_else(tirx.all(m < d.m, n < d.n), value, tirx.const(0, d.acc_dtype))
-        return te.sum(value, axis=k_axis)
-
+    mmad = mmad_node(a, b, d, "tensor_c")
     shape = _out_shape(d)
-    mmad = te.compute(shape, product, name="tensor_c", tag=MMAD_TAG)
 
     def finish(*indices):
         # the epilogue in UB, in the accumulator dtype (float32 / int32): alpha * acc + beta * C, one rounding

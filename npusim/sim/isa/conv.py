@@ -50,13 +50,7 @@ def compile_vconv(instr, spec, kc: CompileContext) -> CompiledInstr:
         raise kc.fail(InvalidOperandError, f"round_mode {mode_name!r} is not one of {sorted(ROUND_MODE_NAMES)}")
     mode = ROUND_MODE_NAMES[mode_name.lower()]
     deq_value = instr.arg("deqscale")
-    deqscale = None
-    if deq_value is not None:
-        compiled = kc.expr(deq_value)
-        if not isinstance(compiled, Const):
-            raise kc.fail(InvalidOperandError, "deqscale must be a constant")
-        with np.errstate(over="ignore"):
-            deqscale = float(np.float16(compiled.value))
+    deqscale = None if deq_value is None else compile_deq_scale(kc, deq_value, "deqscale")
     key = conversion_key(src.dtype, dst.dtype, mode, deqscale is not None)
     if deqscale is not None and (src.dtype, dst.dtype) != ("int32", "float16"):
         raise kc.fail(InvalidOperandError, f"deqscale applies to int32 -> float16 only, not {src.dtype} -> "
@@ -93,3 +87,12 @@ ROWS = (
               "dst = convert(src) with round_mode (r a f c z o); float->int saturates, float results follow the "
               "overflow mode (saturation: f32->f16 overflow gives 65504); deqscale: f16(src * deqscale)"),
 )
+
+
+def compile_deq_scale(kc: CompileContext, value, name: str) -> float:
+    """A dequantisation scale operand: a constant, rounded to float16 as the hardware holds it."""
+    compiled = kc.expr(value)
+    if not isinstance(compiled, Const):
+        raise kc.fail(InvalidOperandError, f"{name} must be a constant")
+    with np.errstate(over="ignore"):
+        return float(np.float16(compiled.value))

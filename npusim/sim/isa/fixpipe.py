@@ -45,6 +45,7 @@ from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, MMAD_DIM
 from npusim.sim.isa.atomic import accumulate
 from npusim.sim.isa.batch_moves import Side, _local_get, _log_bursts, gm_write
 from npusim.sim.isa.context import CompileContext
+from npusim.sim.isa.conv import compile_deq_scale
 from npusim.sim.isa.rounding import convert
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -160,11 +161,7 @@ def _options(kc, instr, src, dst) -> tuple:
         raise kc.fail(InvalidOperandError, "deq_scale is required for int32 -> float16 (DEQF16) and applies to "
                                            f"it only, got {src.dtype} -> {dst.dtype} with deq_scale {scale!r}")
     if scale is not None:
-        compiled = kc.expr(scale)
-        if not isinstance(compiled, Const):
-            raise kc.fail(InvalidOperandError, "deq_scale must be a constant")
-        with np.errstate(over="ignore"):
-            scale = float(np.float16(compiled.value))
+        scale = compile_deq_scale(kc, scale, "deq_scale")
     return scale, values[0], values[1]
 
 

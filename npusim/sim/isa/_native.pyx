@@ -10,8 +10,15 @@ they are finite; the caller redoes rows with a non-finite result in numpy (NaN p
 are decided there).
 
 ``copy_bursts``: a data_move's (rows x nburst x burst) byte grid copied burst by burst with memcpy (see
-npusim/sim/isa/batch_moves.py), for operands that do not overlap.
+npusim/sim/isa/batch_moves.py), for operands that do not overlap; ``copy_grid`` / ``copy_gm_rows``: every block's
+copy of one move between two scopes, or from GM, in one call (npusim/sim/isa/batch_cube_moves.py).
+
+``binary_f32`` / ``binary_f16``: element-wise add, sub, mul (and for float16 div, max, min) as numpy's ufuncs give
+them, with the non-finite check in the same pass (npusim/sim/isa/batch_vector.py); the float16 ones are in
+_native_half.pxi.  ``mmad_f16_f32``: the cube's chunked exact accumulation (_native_mmad.pxi,
+npusim/sim/isa/cube.py).
 """
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 cdef enum:
@@ -131,9 +138,10 @@ def binary_f32(int op, const float[:, :] a, const float[:, :] b, float[:, :] out
     if (span > 1 and (a.strides[1] != sizeof(float) or b.strides[1] != sizeof(float)
                       or out.strides[1] != sizeof(float))):
         return -1
-    if not (_apart(<const char *> &a[0, 0], a.strides[0], <const char *> &out[0, 0], out.strides[0], rows, span)
+    if not (_apart(<const char *> &a[0, 0], a.strides[0], <const char *> &out[0, 0], out.strides[0], rows, span,
+                   sizeof(float))
             and _apart(<const char *> &b[0, 0], b.strides[0], <const char *> &out[0, 0], out.strides[0], rows,
-                       span)):
+                       span, sizeof(float))):
         return -1
     with nogil:
         for r in range(rows):
@@ -162,10 +170,10 @@ def binary_f32(int op, const float[:, :] a, const float[:, :] b, float[:, :] out
 
 
 cdef bint _apart(const char *src, Py_ssize_t src_row, const char *dst, Py_ssize_t dst_row, Py_ssize_t rows,
-                 Py_ssize_t span) noexcept:
-    """Whether a (rows x span float32) source is the destination itself or shares no byte with it, for
-    destinations with contiguous rows and a non-negative row stride."""
-    cdef Py_ssize_t length = span * sizeof(float), offset, src_lo, src_hi
+                 Py_ssize_t span, Py_ssize_t itemsize) noexcept:
+    """Whether a (rows x span elements of itemsize bytes) source is the destination itself or shares no byte
+    with it, for destinations with contiguous rows and a non-negative row stride."""
+    cdef Py_ssize_t length = span * itemsize, offset, src_lo, src_hi
     if src == dst and (src_row == dst_row or rows == 1):
         return True
     if src_row < 0 or dst_row < 0:
@@ -177,3 +185,79 @@ cdef bint _apart(const char *src, Py_ssize_t src_row, const char *dst, Py_ssize_
         return False
     offset = ((<Py_ssize_t> src - <Py_ssize_t> dst) % src_row + src_row) % src_row
     return length <= offset <= src_row - length
+
+
+def copy_grid(unsigned char[:, :] dst, Py_ssize_t dst_start, Py_ssize_t dst_pitch,
+              const unsigned char[:, :] src, Py_ssize_t src_start, Py_ssize_t src_pitch,
+              Py_ssize_t nburst, Py_ssize_t burst) -> int:
+    """Every row r of two different 2-D byte arenas (one row per block): ``nburst`` bursts of ``burst`` bytes from
+    src[r, src_start + n * src_pitch] to dst[r, dst_start + n * dst_pitch] (a data_move between two local scopes,
+    see npusim/sim/isa/batch_moves.py), burst by burst with memcpy.  Returns 0 when copied, -1 without copying
+    when it does not fit: row counts differ, a row's bytes are not contiguous, a burst leaves its row, or the
+    arenas share memory."""
+    cdef Py_ssize_t rows = dst.shape[0], r, n
+    cdef const unsigned char *s_lo
+    cdef const unsigned char *s_hi
+    cdef unsigned char *d_lo
+    cdef unsigned char *d_hi
+    if src.shape[0] != rows or nburst < 0 or burst < 0 or dst_start < 0 or src_start < 0:
+        return -1
+    if rows == 0 or nburst == 0 or burst == 0:
+        return 0
+    if dst_pitch < 0 or src_pitch < 0:
+        return -1
+    if (dst_start + (nburst - 1) * dst_pitch + burst > dst.shape[1]
+            or src_start + (nburst - 1) * src_pitch + burst > src.shape[1]):
+        return -1
+    if dst.strides[1] != 1 or src.strides[1] != 1 or dst.strides[0] < 0 or src.strides[0] < 0:
+        return -1
+    d_lo, s_lo = &dst[0, 0], &src[0, 0]
+    d_hi = d_lo + (rows - 1) * dst.strides[0] + dst.shape[1]
+    s_hi = s_lo + (rows - 1) * src.strides[0] + src.shape[1]
+    if not (<const unsigned char *> d_hi <= s_lo or s_hi <= <const unsigned char *> d_lo):
+        return -1
+    with nogil:
+        for r in range(rows):
+            for n in range(nburst):
+                memcpy(d_lo + r * dst.strides[0] + dst_start + n * dst_pitch,
+                       s_lo + r * src.strides[0] + src_start + n * src_pitch, burst)
+    return 0
+
+
+def copy_gm_rows(unsigned char[:, :] dst, Py_ssize_t dst_start, Py_ssize_t dst_pitch,
+                 const unsigned char[:] src, const long long[:] starts, Py_ssize_t src_pitch,
+                 Py_ssize_t nburst, Py_ssize_t burst) -> int:
+    """Row r of a 2-D byte arena (one row per block) takes ``nburst`` bursts of ``burst`` bytes from 1-D GM at
+    starts[r] + n * src_pitch, written at dst_start + n * dst_pitch (a data_move GM -> a local scope, see
+    npusim/sim/isa/batch_moves.py), burst by burst with memcpy.  Returns 0 when copied, -1 without copying when it
+    does not fit: one start per row is missing, a burst leaves GM or its row, a row is not contiguous, or the
+    arena and GM share memory."""
+    cdef Py_ssize_t rows = dst.shape[0], r, n, last
+    cdef const unsigned char *s0
+    cdef unsigned char *d0
+    cdef unsigned char *d_hi
+    if starts.shape[0] != rows or nburst < 0 or burst < 0 or dst_start < 0:
+        return -1
+    if rows == 0 or nburst == 0 or burst == 0:
+        return 0
+    if dst_pitch < 0 or src_pitch < 0 or dst_start + (nburst - 1) * dst_pitch + burst > dst.shape[1]:
+        return -1
+    if dst.strides[1] != 1 or src.strides[0] != 1 or dst.strides[0] < 0:
+        return -1
+    last = (nburst - 1) * src_pitch + burst
+    for r in range(rows):
+        if starts[r] < 0 or starts[r] + last > src.shape[0]:
+            return -1
+    d0, s0 = &dst[0, 0], &src[0]
+    d_hi = d0 + (rows - 1) * dst.strides[0] + dst.shape[1]
+    if not (<const unsigned char *> d_hi <= s0 or s0 + src.shape[0] <= <const unsigned char *> d0):
+        return -1
+    with nogil:
+        for r in range(rows):
+            for n in range(nburst):
+                memcpy(d0 + r * dst.strides[0] + dst_start + n * dst_pitch, s0 + starts[r] + n * src_pitch, burst)
+    return 0
+
+
+include "_native_mmad.pxi"
+include "_native_half.pxi"

@@ -17,6 +17,7 @@ from numpy.lib.stride_tricks import as_strided
 from npusim.sim.batch_expr import AFFINE, as_int_array, evaluator_for
 from npusim.sim.checks import check_access, check_aligned
 from npusim.sim.isa.atomic import accumulate
+from npusim.sim.isa.batch_cube_moves import fast_copier
 from npusim.sim.lockstep.gm_log import ATOMIC, READ, WRITE
 
 try:    # the compiled burst copy (setup.py builds it); the numpy copies below give the same bytes without it
@@ -54,7 +55,7 @@ class Side:
         high = int(start.max()) if isinstance(start, np.ndarray) else start
         if not op.is_gm:
             misaligned = (start % self.align) if isinstance(start, np.ndarray) else [start % self.align]
-            if np.any(misaligned):
+            if misaligned.any() if isinstance(misaligned, np.ndarray) else misaligned[0]:
                 bad = int(np.asarray(start).reshape(-1)[np.flatnonzero(misaligned)[0]])
                 check_aligned(self.site, op.role, bad, self.align)
         hi = op.hi if op.hi is not None else b.gm_hi[op.key]
@@ -162,8 +163,11 @@ def gm_read(view, starts: np.ndarray, geometry: tuple) -> np.ndarray:
     rows = _gm_rows(view, starts, geometry, False)
     if rows is not None:
         return rows
-    return view[starts[:, None] + _pattern(nburst, burst_bytes, pitch)[None, :]].reshape(starts.size, nburst,
-                                                                                          burst_bytes)
+    out = np.empty((starts.size, nburst, burst_bytes), view.dtype)   # row by row: no per-byte index array
+    for i, start in enumerate(starts.tolist()):
+        copy_bursts(out[i:i + 1], as_strided(view[start:], shape=(1, nburst, burst_bytes),
+                                             strides=(0, pitch, 1), writeable=False))
+    return out
 
 
 def gm_write(b, view, starts: np.ndarray, geometry: tuple, data: np.ndarray, modes: list, param: int) -> None:
@@ -202,6 +206,7 @@ def move_batch(kc, instr, src_b, dst_b, fixed, geometry_of, uniform_geometry: bo
     src_param = src_b.key[1] if src_b.is_gm else None
     dst_param = dst_b.key[1] if dst_b.is_gm else None
     gm_param = src_param if dst_param is None else dst_param
+    fast = fast_copier(src_b, dst_b, lambda b, starts, geometry: _log_read(b, src_param, starts, geometry))
 
     def batch(b):
         nburst, burst_bytes, src_pitch, dst_pitch, contiguous = fixed or geometry_of(b.env)
@@ -211,8 +216,9 @@ def move_batch(kc, instr, src_b, dst_b, fixed, geometry_of, uniform_geometry: bo
         src.check(b, s0, src_span)
         dst.check(b, d0, dst_span)
         total = nburst * burst_bytes
-        data = _read(b, src, src_param, s0, (nburst, burst_bytes, src_pitch))
-        _write(b, dst, dst_param, d0, (nburst, burst_bytes, dst_pitch), data)
+        if fast is None or not fast(b, s0, d0, (nburst, burst_bytes, src_pitch, dst_pitch)):
+            data = _read(b, src, src_param, s0, (nburst, burst_bytes, src_pitch))
+            _write(b, dst, dst_param, d0, (nburst, burst_bytes, dst_pitch), data)
         b.append((index, total))
         if gm_param is not None:        # the GM side's span per block, for the cost model's L2
             if dst_param is None:
@@ -227,9 +233,13 @@ def _read(b, side: Side, param, start, geometry: tuple):
     if param is None:
         return _local_get(view, b.rows, start, geometry)
     starts = start if isinstance(start, np.ndarray) else np.full(b.active_count(), start, dtype=np.int64)
+    _log_read(b, param, starts, geometry)
+    return gm_read(view, starts, geometry)
+
+
+def _log_read(b, param: int, starts: np.ndarray, geometry: tuple) -> None:
     if param in b.gm.tracked:
         _log_bursts(b, param, starts, geometry, READ)
-    return gm_read(view, starts, geometry)
 
 
 def _write(b, side: Side, param, start, geometry: tuple, data) -> None:

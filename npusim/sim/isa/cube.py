@@ -6,9 +6,10 @@ stored row-major inside and row-major between: ``[M1, K1, FM, K0]``; B is nZ, fr
 column-major inside, row-major between: ``[K1, N1, FN, K0]``; C is zN, fractals of FM x FN row-major inside,
 column-major between: ``[N1, M1, FM, FN]``.  Only the first ``matrix_k`` of the K1*K0 reduction columns take part
 (padding is ignored); whole C fractals are written.  Accumulation, fp16 inputs: every product of two halves is
-exact in float32; the products of one K0 chunk (16 reduction columns) are summed exactly (float64) and rounded once
-to float32, and the chunks accumulate in float32 in K order, as partial sums enter L0C -- an order fixed by the
-instruction, not by the host's BLAS (its blocking and thread count would otherwise decide the float32 rounding);
+exact in float32; the products of one K0 chunk (16 reduction columns) are summed exactly and rounded once to
+float32 (in float64 where an exponent bound shows no step can round, else in integers), and the chunks accumulate
+in float32 in K order, as partial sums enter L0C -- an order fixed by the instruction, not by the host's BLAS (its
+blocking and thread count would otherwise decide the float32 rounding);
 with ``is_bias`` the accumulation starts from C's old contents.  8-bit inputs: exact int32 accumulation (wrapping).  Alignment: A and B one fractal (FM or FN blocks: 512 bytes),
 C one fractal of elements (FM x FN = 256).  Float C follows the chip's overflow mode (saturation: inf -> +-max,
 NaN -> 0; inf_nan: IEEE).
@@ -23,9 +24,14 @@ from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.geometry import MMAD_DIM_MAX
 from npusim.sim.isa.context import CompileContext
-from npusim.sim.isa.saturate import saturating
+from npusim.sim.isa.saturate import saturating, saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
 from npusim.sim.isa.vector import compile_checked, locate
+
+try:    # the compiled chunked float16 mmad (setup.py builds it); without it the numpy form below, same bytes
+    from npusim.sim.isa._native import mmad_f16_f32 as _native_mmad
+except ImportError:     # pragma: no cover - the extension is built in every test environment
+    _native_mmad = None
 
 OPERANDS = (OperandSpec("dst_fm", "tensor"), OperandSpec("src_fm", "tensor"), OperandSpec("src_filter", "tensor"),
             OperandSpec("matrix_m", "int"), OperandSpec("matrix_k", "int"), OperandSpec("matrix_n", "int"),
@@ -48,6 +54,9 @@ def _semantics(a, b, c_old, fractal, blocks, k, accumulate, out_dt):
     fm, fn = fractal
     m1, k1, n1, k0 = blocks
     if out_dt.kind == "f":
+        fast = _native_sum(a, b, fractal, blocks, k, c_old if accumulate else None)
+        if fast is not None:
+            return fast if out_dt == np.float32 else fast.astype(out_dt)
         frac = _chunked_float_sum(a, b, fractal, blocks, k, c_old if accumulate else None)
         accumulate = False              # C's old contents started the accumulation
     else:
@@ -91,6 +100,7 @@ def _chunked_float_sum(a, b, fractal, blocks, k, c_old=None) -> np.ndarray:
         a3[-1, ..., k % k0:] = 0                          # (both sides: 0 * inf would be NaN)
         b3[-1, k % k0:] = 0
     partial = np.matmul(a3.reshape(chunks, m1 * fm, k0), b3.reshape(chunks, k0, n1 * fn))
+    partial = _exact_where_rounded(a3.reshape(chunks, m1 * fm, k0), b3.reshape(chunks, k0, n1 * fn), partial)
     if c_old is None:
         total, rest = partial[0].astype(np.float32), partial[1:]
     else:
@@ -100,6 +110,64 @@ def _chunked_float_sum(a, b, fractal, blocks, k, c_old=None) -> np.ndarray:
     for chunk in rest:
         total += chunk.astype(np.float32)
     return total.reshape(m1, fm, n1, fn).transpose(2, 0, 1, 3)
+
+
+def _native_sum(a, b, fractal, blocks, k, c_old):
+    """The compiled form of :func:`_chunked_float_sum` for float16 operands with 16 x 16 fractals, flat
+    [N1, M1, FM, FN] float32; None where it does not apply (no extension, other shapes, inf or NaN inputs)."""
+    m1, k1, n1, k0 = blocks
+    if (_native_mmad is None or a.dtype != np.float16 or b.dtype != np.float16 or fractal != (16, 16)
+            or k0 != 16):
+        return None
+    out = np.empty(n1 * m1 * fractal[0] * fractal[1], np.float32)
+    old = None if c_old is None else np.ascontiguousarray(c_old, dtype=np.float32).reshape(-1)
+    status = _native_mmad(np.ascontiguousarray(a).reshape(-1).view(np.uint16),
+                          np.ascontiguousarray(b).reshape(-1).view(np.uint16), old, out, m1, k1, n1, k)
+    return out if status == 0 else None
+
+
+#: chunk sums whose row and column spans (see _spans) add up to more than this may round in float64
+_SPAN_LIMIT = 49
+
+
+def _spans(values: np.ndarray, axis: int) -> np.ndarray:
+    """Per chunk and row (or column) of float16-valued float64 ``values`` [chunks, ..., K0 on ``axis``]: with e' the
+    binary exponent of each nonzero value's half (subnormals as the least normal), e'max - e'min + 11 bounds the
+    bits its values span; -10000 for all zeros."""
+    mag = np.abs(values)
+    exps = np.frexp(np.maximum(mag, 2.0 ** -14))[1]
+    nonzero = mag != 0
+    hi = np.where(nonzero, exps, -10000).max(axis=axis)
+    lo = np.where(nonzero, exps, 10000).min(axis=axis)
+    return np.where(hi > -10000, hi - lo + 11, -10000)
+
+
+def _exact_where_rounded(a3: np.ndarray, b3: np.ndarray, partial: np.ndarray) -> np.ndarray:
+    """``partial`` [chunks, M, N] (float64 chunk sums of a3 [chunks, M, K0] x b3 [chunks, K0, N]) with every sum
+    that float64 may have rounded replaced by the exact sum rounded to float32 (values below 2^16 in magnitude,
+    multiples of 2^-24: every 16-term sum of products fits 53 bits unless the spans are wide).  Inf or NaN inputs
+    keep numpy's IEEE results."""
+    if not (np.isfinite(a3).all() and np.isfinite(b3).all()):
+        return partial
+    wide = _spans(a3, 2)[:, :, None] + _spans(b3, 1)[:, None, :] > _SPAN_LIMIT
+    if not wide.any():
+        return partial
+    partial = partial.astype(np.float32).astype(np.float64)
+    for chunk, row, col in zip(*np.nonzero(wide)):
+        terms = (int(x * 2.0 ** 24) * int(y * 2.0 ** 24) for x, y in zip(a3[chunk, row], b3[chunk, :, col]))
+        partial[chunk, row, col] = _round_f32_scaled(sum(terms))
+    return partial
+
+
+def _round_f32_scaled(count: int) -> float:
+    """``count`` * 2^-48 rounded to float32 (round half to even), as a float."""
+    mag = abs(count)
+    shift = max(mag.bit_length() - 24, 0)
+    q, r = divmod(mag, 1 << shift)
+    if shift and (r > 1 << (shift - 1) or (r == 1 << (shift - 1) and q & 1)):
+        q += 1
+    value = float(q << shift) * 2.0 ** -48
+    return -value if count < 0 else value
 
 
 def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -123,6 +191,7 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
     k0 = kc.chip.block_elems(a.isz)
     out_dt = np_dtype(dst.dtype)
     semantics = saturating(spec.semantics, kc.chip, out_dt)
+    in_place = _in_place_form(a.dtype, b.dtype, out_dt, (fm, fn, k0), saturator_for(kc.chip, out_dt))
     index = site.instr_index
     strided_plan = kc.plans.strided
 
@@ -135,6 +204,11 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
         a_view, a_base = locate(ctx, site, a, a.base, a_plan)
         b_view, b_base = locate(ctx, site, b, b.base, b_plan)
         c_view, c_base = locate(ctx, site, dst, dst.base, c_plan)
+        if m and k and n and in_place is not None and c_plan.contiguous:
+            if in_place(a_plan.read(a_view, a_base), b_plan.read(b_view, b_base), c_plan.read(c_view, c_base),
+                        (m1, k1, n1, k0), k, accumulate):
+                ctx.append((index, (m, k, n)))
+                return
         if m and k and n:
             old = c_plan.read(c_view, c_base) if accumulate else None
             c_plan.write(c_view, c_base, semantics(a_plan.read(a_view, a_base), b_plan.read(b_view, b_base),
@@ -143,6 +217,24 @@ def compile_mmad(instr, spec, kc: CompileContext) -> CompiledInstr:
 
     static = InstrStatic(index, spec.opcode, "M", spec.cost_kind, spec.cost_key, a.dtype, text=site.text)
     return CompiledInstr(static, run, local_only=True)
+
+
+def _in_place_form(a_dtype: str, b_dtype: str, out_dt, edges: tuple, fix):
+    """For float16 x float16 -> float32 with 16-element fractal edges and the extension built: a function
+    (a, b, c, blocks, k, accumulate) -> bool that computes the mmad straight into the C view ``c`` (saturating it
+    with ``fix`` when old contents were inf or NaN), False when it did not apply (inf or NaN in A or B: the numpy
+    form decides those); else None."""
+    if (_native_mmad is None or (a_dtype, b_dtype) != ("float16", "float16") or out_dt != np.float32
+            or edges != (16, 16, 16)):
+        return None
+
+    def run(a, b, c, blocks, k, accumulate) -> bool:
+        m1, k1, n1, _ = blocks
+        status = _native_mmad(a.view(np.uint16), b.view(np.uint16), c if accumulate else None, c, m1, k1, n1, k)
+        if status == 2 and fix is not None:
+            c[...] = fix(c.copy())
+        return status in (0, 2)
+    return run
 
 
 def _dim_check(site, name: str):

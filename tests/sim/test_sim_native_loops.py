@@ -112,3 +112,57 @@ def test_binary_f32_refuses_partial_overlap_and_mismatches():
     assert native.binary_f32(0, arena[:, 0:32:2], arena[:, 0:16], arena[:, 32:48]) == -1  # strided row
     assert native.binary_f32(7, arena[:, 0:16], arena[:, 16:32], arena[:, 32:48]) == -1   # unknown op
     np.testing.assert_array_equal(arena, before)
+
+
+_HALF_UFUNCS = [np.add, np.subtract, np.multiply, np.divide, np.maximum, np.minimum]
+_NOT_NAN = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+_NOT_NAN = _NOT_NAN[(_NOT_NAN & 0x7FFF) <= 0x7C00]
+
+
+@pytest.mark.parametrize("hardware", [True, False])
+@pytest.mark.parametrize("op,ufunc", list(enumerate(_HALF_UFUNCS)))
+def test_binary_f16_matches_numpy_bit_for_bit(op, ufunc, hardware):
+    """Every float16 bit pattern but NaN as operands (rows of 37: the F16C lanes and the software tail), signed
+    zeros against each other, overflow to inf: numpy's bits wherever no NaN arises, -1 where one does."""
+    rng = np.random.default_rng(op)
+    a = rng.choice(_NOT_NAN, (600, 37))
+    b = rng.choice(_NOT_NAN, (600, 37))
+    a[0], b[0], a[1], b[1] = 0x8000, 0x0000, 0x0000, 0x8000
+    with np.errstate(all="ignore"):
+        want = ufunc(a.view(np.float16), b.view(np.float16))
+    for r in range(a.shape[0]):
+        got = np.zeros((1, 37), np.uint16)
+        status = native.binary_f16(op, a[r:r + 1], b[r:r + 1], got, hardware)
+        if np.isnan(want[r]).any():
+            assert status == -1
+        else:
+            np.testing.assert_array_equal(got[0], want[r].view(np.uint16))
+            assert status == int(np.isinf(want[r]).any())
+
+
+def test_half_rounding_matches_numpy_casts():
+    """The software float -> float16 rounding: random float bit patterns, every half, the midpoints between
+    neighbouring halves and their float neighbours (ties to even, subnormals, overflow at 65520)."""
+    rng = np.random.default_rng(7)
+    floats = rng.integers(0, 1 << 32, 200_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    halves = np.arange(0x7C00, dtype=np.uint16).view(np.float16).astype(np.float64)
+    mids = ((halves[:-1] + halves[1:]) / 2).astype(np.float32)
+    values = np.concatenate([floats, halves.astype(np.float32), mids, -mids, np.nextafter(mids, np.float32(1e9)),
+                             np.nextafter(mids, np.float32(0)), np.float32([65519.9, 65520, 1e30, np.inf])])
+    values = values[~np.isnan(values)]
+    got = np.empty(values.size, np.uint16)
+    native.half_round_bits(values, got)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got, values.astype(np.float16).view(np.uint16))
+
+
+def test_binary_f16_in_place_keeps_sources_when_it_declines():
+    a = np.ones((2, 16), np.float16)
+    a[1, 3] = np.nan
+    before = a.copy()
+    assert native.binary_f16(0, a.view(np.uint16), np.ones((2, 16), np.uint16), a.view(np.uint16)) == -1
+    np.testing.assert_array_equal(a.view(np.uint16), before.view(np.uint16))
+    a = np.ones((2, 16), np.float16)
+    assert native.binary_f16(0, a.view(np.uint16), np.full((2, 16), 2, np.float16).view(np.uint16),
+                             a.view(np.uint16)) == 0
+    assert (a == 3).all()

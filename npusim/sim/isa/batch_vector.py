@@ -21,13 +21,18 @@ from npusim.sim.isa.plans import check_accumulating_dst, check_overlap
 from npusim.sim.isa.saturate import has_nonfinite
 from npusim.sim.kernel import BufRef, Var
 
-try:    # the compiled float32 add / sub / mul with the non-finite check in the same pass (setup.py builds it)
+try:    # the compiled element-wise loops with the non-finite check in the same pass (setup.py builds them)
+    from npusim.sim.isa._native import binary_f16 as _native_half
     from npusim.sim.isa._native import binary_f32 as _native_binary
 except ImportError:  # pragma: no cover - a source tree without built extensions
-    _native_binary = None
+    _native_binary = _native_half = None
 
-#: ufuncs the compiled loop computes (its op codes); used only on saturating chips, where NaN payloads are lost
+#: float32 ufuncs the compiled loop computes (its op codes); used only on saturating chips, where NaN payloads
+#: are lost
 _NATIVE_OPS = {} if _native_binary is None else {np.add: 0, np.subtract: 1, np.multiply: 2}
+#: float16 ufuncs the compiled loop computes; it declines (numpy runs) wherever a NaN arises, on any chip
+_HALF_OPS = {} if _native_half is None else {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3,
+                                              np.maximum: 4, np.minimum: 5}
 
 
 def shape_is_uniform(kc: CompileContext, instr, skip=("scalar",)) -> bool:
@@ -122,7 +127,9 @@ def _into_destination(tensors, bases, static_plans, ufunc, fix, scalar, record_i
     pairs = tuple((reader(plan, base), op.key) for op, plan, base in zip(tensors[1:], plans[1:], bases[1:]))
     record = (record_index, repeat)
 
-    native_op = _NATIVE_OPS.get(ufunc) if fix is not None and scalar is None and len(pairs) == 2 else None
+    two_tensors = scalar is None and len(pairs) == 2
+    native_op = _NATIVE_OPS.get(ufunc) if fix is not None and two_tensors else None
+    half_op = _HALF_OPS.get(ufunc) if two_tensors else None
 
     def batch(b):
         if b.rows is not None:
@@ -131,13 +138,16 @@ def _into_destination(tensors, bases, static_plans, ufunc, fix, scalar, record_i
         views = b.views
         out = views[dkey][:, start:stop]
         args = [get(views[key], None) for get, key in pairs]
+        status = -1
         if native_op is not None and out.dtype == args[0].dtype == args[1].dtype == np.float32:
             status = _native_binary(native_op, args[0], args[1], out)
-            if status >= 0:
-                if status:
-                    out[...] = fix(out)
-                b.append(record)
-                return
+        elif half_op is not None and out.dtype == args[0].dtype == args[1].dtype == np.float16:
+            status = _native_half(half_op, args[0].view(np.uint16), args[1].view(np.uint16), out.view(np.uint16))
+        if status >= 0:
+            if status and fix is not None:
+                out[...] = fix(out)
+            b.append(record)
+            return
         if scalar is not None:
             args.append(scalar(b))
         ufunc(*args, out=out)

@@ -1,10 +1,13 @@
 """Writing the cube kernel: the tile loop (GM -> L1 -> L0A/L0B -> mmad -> L0C), the epilogue in UB and the store.
 
-Per tile (``mt x nt`` output fractals, tiles spread over the blocks), per sub-tile (its columns in its own L0C
-slot; slots alternate, so one sub-tile's epilogue overlaps the next one's mmads) and per GM -> L1 load of ``kl``
-fractals of K: MTE2 loads the A and B panels into L1 (one strided move each, from the native layouts of
-:mod:`te_compat.cube.staging`; an A panel resident in L1 only for the first sub-tile), then for each k-step of
-``kt`` fractals MTE1 moves them to L0A (zZ: one move per fractal row of A) and L0B (nZ: one move) and M runs one
+Per tile (``mt x nt`` output fractals, tiles spread over the blocks; neighbouring tiles may overlap, see
+:func:`te_compat.cube.tiling.tile_start`), per sub-tile (its columns in its own L0C slot; slots alternate, so one
+sub-tile's epilogue overlaps the next one's mmads; the first sub-tile takes the tile's last columns and the last
+one its first, so where tiles overlap the lower block writes the shared columns first, as running the blocks one
+after another would) and per GM -> L1 load of ``kl`` fractals of K: MTE2 loads the A and B panels into L1 (one
+strided move each, from the native layouts of :mod:`te_compat.cube.staging`; an A panel resident in L1 only for
+the first sub-tile), then for each k-step of ``kt`` fractals MTE1 moves them to L0A (zZ: one move per fractal
+column of the panel, or per fractal row when that is fewer) and L0B (nZ: one move) and M runs one
 ``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks (Ascend910: L0C->UB;
 chips without that path, e.g. Ascend910B1, go through a GM workspace on FIX then MTE2), the vector unit adds the
 bias (float32 / int32) or applies gemm's ``alpha * acc + beta * C`` (:mod:`te_compat.cube.gemm_epilogue`), casts to
@@ -20,7 +23,7 @@ from npusim.sim import KernelBuilder
 from te_compat.cube.fixpipe_out import fixpipe_out
 from te_compat.cube.gemm_epilogue import GemmEpilogue
 from te_compat.cube.graph import CubeGraph
-from te_compat.cube.tiling import CubeTiling
+from te_compat.cube.tiling import CubeTiling, tile_start
 from te_compat.dsl.cube import FRACTAL
 
 _ITEMSIZE = {"float16": 2, "float32": 4, "int32": 4, "int8": 1, "uint8": 1}
@@ -131,14 +134,15 @@ class CubeWriter:
 
     def _tile(self, tile) -> None:
         t = self.t
-        n_tiles, m_tiles = t.n1 // t.nt, t.m1 // t.mt
+        n_tiles, m_tiles = t.n_tiles, t.m_tiles
         per_batch = m_tiles * n_tiles
         b = tile // per_batch
         rest = tile % per_batch
-        m1_0 = (rest // n_tiles) * t.mt
+        m1_0 = tile_start(rest // n_tiles, m_tiles, t.m1, t.mt)
+        n_start = tile_start(rest % n_tiles, n_tiles, t.n1, t.nt)
         loads = t.k1 // t.kl1
         for part, width in enumerate(t.parts):   # sub-tiles alternate between the L0C slots: one's epilogue
-            n1_0 = (rest % n_tiles) * t.nt + sum(t.parts[:part])      # overlaps the next one's mmads
+            n1_0 = n_start + t.nt - sum(t.parts[:part + 1])      # overlaps the next one's mmads
             slot = part % t.l0c_slots
             self.kb.wait_flag(self.out_pipe, "M", slot)  # this L0C slot is free (its previous epilogue moved it out)
             load_a = part == 0 or not self.a_resident
@@ -185,9 +189,14 @@ class CubeWriter:
         kb.wait_flag("M", "MTE1", l0_slot)
         a0, b0 = l0_slot * self.a_elems, l0_slot * self.b_elems
         frac = FRACTAL * k0
-        for m in range(t.mt):     # zZ: fractal row m of A holds its kt fractals side by side
-            kb.data_move(self.l0a[a0 + m * t.kt * frac], self.l1_a[l1_a0 + m * frac], 0, t.kt, FRACTAL,
-                         (t.mt - 1) * FRACTAL, 0)
+        if t.kt < t.mt:           # zZ: fractal row m of A holds its kt fractals side by side; one move per
+            for k in range(t.kt):     # fractal column of the panel (its mt fractals, kt apart in L0A)
+                kb.data_move(self.l0a[a0 + k * frac], self.l1_a[l1_a0 + k * t.mt * frac], 0, t.mt, FRACTAL, 0,
+                             (t.kt - 1) * FRACTAL)
+        else:                     # or one per fractal row (its kt fractals, mt apart in L1)
+            for m in range(t.mt):
+                kb.data_move(self.l0a[a0 + m * t.kt * frac], self.l1_a[l1_a0 + m * frac], 0, t.kt, FRACTAL,
+                             (t.mt - 1) * FRACTAL, 0)
         kb.data_move(self.l0b[b0], self.l1_b[l1_b0], 0, 1, t.kt * width * FRACTAL, 0, 0)
         kb.set_flag("MTE1", "M", 0)
         kb.wait_flag("MTE1", "M", 0)

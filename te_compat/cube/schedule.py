@@ -15,6 +15,7 @@ from npusim.errors.tbe import TbeScheduleError
 from npusim.sim import KernelBuilder
 from npusim.sim.dtypes import itemsize
 from te_compat.cube.graph import read_graph
+from te_compat.cube.fixpipe_out import fixpipe_out
 from te_compat.cube.kernel import CubeWriter
 from te_compat.cube.gemm_epilogue import GemmEpilogue
 from te_compat.cube.staging import (bias_program, conv_output_program, gemm_c_program, im2col_program,
@@ -55,7 +56,7 @@ class CubeSchedule:
         c_tensor = gemm.tensor_c if gemm is not None else None
         c_bytes = GemmEpilogue.ub_bytes_per_elem(None if c_tensor is None else str(c_tensor.dtype), d.acc_dtype)
         cores = 1 if native["staged"] else min(target.core_num, target.chip.cube_core_num)
-        tiling = choose_tiling(d, target.chip, cores, c_bytes)
+        tiling = choose_tiling(d, target.chip, cores, c_bytes, fixpipe_out(g, target.chip) is not None)
         self.tiling = tiling
         if g.conv is not None:
             a_src = self._stage_im2col(kb, a, g, tiling)

@@ -1,23 +1,31 @@
 """Tile sizes of the cube schedule, from the chip's buffer sizes and transfer rates (never literal sizes).
 
-A tile is ``mt x nt`` output fractals (16 x 16 each), computed as ``sub`` sub-tiles (``parts``: equal widths, or
-a wide one then a narrow one), each accumulated in its own L0C slot over k-steps of ``kt`` fractals of K (K0 = one
-block of the input dtype).  GM -> L1 loads bring ``kl`` fractals of K at a time (one or more k-steps: fewer,
-larger transfers); L1 holds two such A and B panels (the next loads while the cube runs), L0A ``mt x kt`` and L0B
-``kt x ns`` fractals (two of each).  With ``sub`` >= 2 the sub-tiles alternate between two L0C slots, so the
-epilogue of one (L0C -> UB, bias, cast, store) runs while the cube accumulates the next; a narrow last sub-tile
-leaves little epilogue after the last mmad.  When the whole A panel of a tile (``mt`` fractal rows by all of K)
-fits L1 beside the B panels it stays there (``a_resident``) and only the first sub-tile reads it from GM.  UB holds
-``mt x nc`` fractals of a sub-tile at a time (accumulator and output dtype; two such chunks when they fit, so one
-is stored while the next leaves L0C), plus the bias row.
+A tile is ``mt x nt`` output fractals (16 x 16 each), computed as ``sub`` sub-tiles (``parts``: equal widths, a
+wide one then a narrow one, or several equal ones then a narrower one), each accumulated in its own L0C slot over
+k-steps of ``kt`` fractals of K (K0 = one block of the input dtype).  GM -> L1 loads bring ``kl`` fractals of K at
+a time (one or more k-steps: fewer, larger transfers); L1 holds two such A and B panels (the next loads while the
+cube runs), L0A ``mt x kt`` and L0B ``kt x ns`` fractals (two of each).  With ``sub`` >= 2 the sub-tiles alternate
+between two L0C slots, so the epilogue of one (L0C -> UB, bias, cast, store) runs while the cube accumulates the
+next; a narrow last sub-tile leaves little epilogue after the last mmad.  When the whole A panel of a tile (``mt``
+fractal rows by all of K) fits L1 beside the B panels it stays there (``a_resident``) and only the first sub-tile
+reads it from GM.  UB holds ``mt x nc`` fractals of a sub-tile at a time (accumulator and output dtype; two such
+chunks when they fit, so one is stored while the next leaves L0C; the narrowest chunk whose stores still hide
+under the next sub-tile's mmads, so the stores' GM writes interleave with its GM reads), plus the bias row.
+
+Tiles cover M and N with the least tiles of their size; a size that does not divide the fractal count spreads its
+tiles evenly, the last ending at the edge, so neighbours overlap by a few fractals (:func:`tile_start`): both
+compute the overlap alike and write the same values.  That lets a 64-fractal N split three ways (22, 22, 22 at
+0 / 21 / 42), so a launch can use core counts that do not divide a power of two (Ascend910B1's 24 cores).  Tiles
+are spread over ``block_dim`` cores (the largest divisor of the tile count not above the cores).
 
 The shape is the one with the fewest modelled cycles per core: per sub-tile the busiest of the cube (one cycle per
-16 x 16 x K0 fractal product), the L1 -> L0 moves and the GM transfers (at the core's rate and at its share of the
-chip's HBM bandwidth), plus the first load and the last sub-tile's epilogue, which nothing overlaps: the costs the
-cycle model charges, with its rates read from the chip.  Tile counts divide the fractal counts, so every tile is
-whole (the padding of the native layouts is zero); tiles are spread over ``block_dim`` cores (the largest divisor
-of the tile count not above the cores).  Because the cost model gives every active core 1/cores of the chip's HBM
-bandwidth (and has no L2), the cheapest plan may leave cores idle: Ascend910's 1024^3 matmul runs on 16 of 32.
+16 x 16 x K0 fractal product), the L1 -> L0 moves and the GM -> L1 moves, plus the first load and the last
+sub-tile's epilogue, which nothing overlaps: the costs the cycle model charges, with its rates read from the chip.
+GM reads follow the cost model's L2 (npusim/sim/cost/l2.py) analytically: of all the tiles' reads, the operands'
+bytes come from HBM once (at the core's share of the chip's HBM bandwidth) and the re-reads from the L2 (at
+``memory.l2_read_bytes_per_cycle`` per core) when the operands fit the L2; a move takes the longest of its path,
+its HBM part and its L2 part.  The first load's panels are fetched once for the cores that share them.  GM writes
+(the epilogue's) take the HBM share; a result that leaves L0C by the fixpipe (``fixpipe``) writes only its output.
 """
 from __future__ import annotations
 
@@ -80,8 +88,18 @@ class CubeTiling:
         return 2 if self.sub > 1 else 1
 
     @property
+    def m_tiles(self) -> int:
+        """Tiles along M (the last one may overlap the one before: see :func:`tile_start`)."""
+        return -(-self.m1 // self.mt)
+
+    @property
+    def n_tiles(self) -> int:
+        """Tiles along N (the last one may overlap the one before: see :func:`tile_start`)."""
+        return -(-self.n1 // self.nt)
+
+    @property
     def tiles(self) -> int:
-        return self.batch * (self.m1 // self.mt) * (self.n1 // self.nt)
+        return self.batch * self.m_tiles * self.n_tiles
 
     @property
     def tiles_per_block(self) -> int:
@@ -98,6 +116,7 @@ class _Budget:
     out_frac: int
     ub_room: int
     ub_extra: int = 0
+    fixpipe: bool = False   # the result leaves L0C by the FIX pipe straight to GM (te_compat.cube.fixpipe_out)
 
 
 def _divisors(value: int) -> list:
@@ -122,6 +141,13 @@ def _path_cycles(chip, src: str, dst: str, nbytes: float) -> float:
     return path.occupancy_cycles(nbytes) if path is not None else nbytes / chip.block_bytes
 
 
+def _read_cycles(chip, nbytes: float, missed: float, share: float) -> float:
+    """MTE2 cycles of one GM -> L1 move of ``nbytes``: the path's, or longer when the part that misses the L2
+    (``missed``) takes longer at the core's HBM ``share``, or the rest at the core's L2 read rate."""
+    return max(_path_cycles(chip, "GM", "L1", nbytes), nbytes * missed / share,
+               nbytes * (1 - missed) / chip.l2_read_bytes_per_cycle)
+
+
 def _completion_cycles(chip, nbytes: float) -> float:
     path = chip.paths.get(("GM", "L1"))
     return path.completion_cycles(nbytes) if path is not None else nbytes / chip.block_bytes
@@ -131,11 +157,18 @@ def _epilogue_bytes(chip, b: _Budget, fractals: int) -> tuple:
     """(GM bytes, cycles of its moves one after another: UB holds one chunk at a time) of moving ``fractals``
     accumulator fractals out."""
     acc, out = fractals * b.acc_frac, fractals * b.out_frac
+    if b.fixpipe:
+        return out, _written(chip, "L0C", out)
     if ("L0C", "UB") in chip.paths:
-        return out, _path_cycles(chip, "L0C", "UB", acc) + _path_cycles(chip, "UB", "GM", out)
+        return out, _path_cycles(chip, "L0C", "UB", acc) + _written(chip, "UB", out)
     gm = 2 * acc + out          # through a GM workspace: written by FIX, read back into UB
-    return gm, _path_cycles(chip, "L0C", "GM", acc) + _path_cycles(chip, "GM", "UB", acc) + \
-        _path_cycles(chip, "UB", "GM", out)
+    return gm, _path_cycles(chip, "L0C", "GM", acc) + _path_cycles(chip, "GM", "UB", acc) + _written(chip, "UB", out)
+
+
+def _written(chip, src: str, nbytes: float) -> float:
+    """Cycles until a move of ``nbytes`` from ``src`` into GM is complete (the last write: what the next wait sees)."""
+    path = chip.paths.get((src, "GM"))
+    return path.completion_cycles(nbytes) if path is not None else nbytes / chip.block_bytes
 
 
 def _modelled(shape: tuple, m1: int, n1: int, k1: int, batch: int, chip, core_num: int, b: _Budget) -> tuple:
@@ -144,30 +177,51 @@ def _modelled(shape: tuple, m1: int, n1: int, k1: int, batch: int, chip, core_nu
     and every one but the first carries the previous one's epilogue traffic), then the first load and the last
     epilogue, which nothing overlaps."""
     mt, nt, kt, parts, resident, kl = shape
-    tiles = batch * (m1 // mt) * (n1 // nt)
+    tiles = batch * -(-m1 // mt) * -(-n1 // nt)
     block_dim = max(d for d in _divisors(tiles) if d <= max(1, core_num))
     share = chip.hbm_bytes_per_cycle / block_dim
     loads = k1 // kl
     a_chunk = mt * kl * b.frac_in
+    missed = _miss_fraction(shape, m1, n1, k1, batch, b.frac_in, chip)
     tile, previous_gm = 0.0, 0.0
     for part, ns in enumerate(parts):
         b_chunk = kl * ns * b.frac_in
         with_a = part == 0 or not resident
         cube = mt * ns * k1
-        mte1 = (k1 // kt) * (mt * _path_cycles(chip, "L1", "L0A", kt * b.frac_in) +
+        mte1 = (k1 // kt) * (min(mt, kt) * _path_cycles(chip, "L1", "L0A", max(mt, kt) * b.frac_in) +
                              _path_cycles(chip, "L1", "L0B", kt * ns * b.frac_in))
-        gm = loads * ((a_chunk if with_a else 0) + b_chunk) + previous_gm
-        mte2 = loads * ((_path_cycles(chip, "GM", "L1", a_chunk) if with_a else 0) +
-                        _path_cycles(chip, "GM", "L1", b_chunk))
+        reads = loads * ((a_chunk if with_a else 0) + b_chunk)
+        gm = missed * reads + previous_gm            # from HBM: first touches and the previous epilogue's writes
+        l2 = (1 - missed) * reads / chip.l2_read_bytes_per_cycle
+        mte2 = loads * ((_read_cycles(chip, a_chunk, missed, share) if with_a else 0) +
+                        _read_cycles(chip, b_chunk, missed, share))
         # two loads in flight: a load's completion (its GM latency) must hide behind two loads' worth of work
         in_flight = loads * _completion_cycles(chip, (a_chunk if with_a else 0) + b_chunk) / 2
         epi_gm, epi_cycles = _epilogue_bytes(chip, b, mt * ns)
         previous_gm = epi_gm
-        tile += max(cube, mte1, mte2, gm / share, in_flight) + (0 if len(parts) > 1 else epi_cycles)
+        alone = max(epi_cycles, epi_gm / share)     # an epilogue nothing overlaps: its writes take the HBM share
+        tile += max(cube, mte1, mte2, gm / share, l2, in_flight) + (0 if len(parts) > 1 else alone)
     first_b = kl * parts[0] * b.frac_in
-    first_load = max(_path_cycles(chip, "GM", "L1", a_chunk + first_b), (a_chunk + first_b) / share)
-    last = epi_cycles + previous_gm / share if len(parts) > 1 else 0
+    # the first A and B panels (one move each, B completing after A's move): cores reading the same panel at
+    # the start share its fetch from HBM, the rest comes from the L2
+    first_hbm = a_chunk / -(-n1 // nt) + first_b / -(-m1 // mt)
+    first_load = max(_path_cycles(chip, "GM", "L1", a_chunk) + _completion_cycles(chip, first_b),
+                     first_hbm / share, (a_chunk + first_b - first_hbm) / chip.l2_read_bytes_per_cycle)
+    last = alone if len(parts) > 1 else 0
     return (tiles // block_dim) * tile + first_load + last, block_dim
+
+
+def _miss_fraction(shape: tuple, m1: int, n1: int, k1: int, batch: int, frac_in: int, chip) -> float:
+    """The part of the launch's GM reads that comes from HBM (an analytic version of the cost model's L2,
+    npusim/sim/cost/l2.py): every operand byte once (its first touch), the re-reads of panels other tiles (or
+    other sub-tiles) read too from the L2 -- when the operands fit the L2; else every read from HBM."""
+    mt, nt, kt, parts, resident, kl = shape
+    unique = batch * (m1 + n1) * k1 * frac_in
+    a_reads = (1 if resident else len(parts)) * mt * k1 * frac_in
+    reads = batch * -(-m1 // mt) * -(-n1 // nt) * (a_reads + nt * k1 * frac_in)
+    if unique > chip.l2_bytes or reads <= 0:
+        return 1.0
+    return min(1.0, unique / reads)
 
 
 def _l0c_columns(parts: tuple) -> int:
@@ -184,13 +238,36 @@ def _splits(nt: int) -> list:
     narrow last sub-tile leaves little epilogue after the last mmad)."""
     found = [(nt // sub,) * sub for sub in (1, 2, 4) if nt % sub == 0]
     found += [(nt - narrow, narrow) for narrow in _divisors(nt) if 2 * narrow < nt]
+    for sub in (3, 4, 5, 6):        # ``sub`` - 1 equal ones and a narrower last one
+        width = -(-nt // sub)
+        last = nt - (sub - 1) * width
+        if 0 < last < width:
+            found.append((width,) * (sub - 1) + (last,))
     return found
+
+
+def _extents(total: int) -> list:
+    """Tile sizes along a dimension of ``total`` fractals: the least size for each tile count (a size that does
+    not divide ``total`` has its tiles overlap: :func:`tile_start`)."""
+    return sorted({-(-total // count) for count in range(1, total + 1)})
+
+
+def tile_start(index, count: int, total: int, size: int):
+    """First fractal of tile ``index`` of ``count`` tiles of ``size`` fractals along ``total``: evenly spread,
+    the first at 0 and the last at ``total - size``, so when ``size`` does not divide ``total`` neighbours overlap
+    (both compute the overlap the same way and write the same values).  ``index`` may be a kernel expression."""
+    if count == 1:
+        return 0 * index
+    spread = total - size
+    if spread % (count - 1) == 0:
+        return index * (spread // (count - 1))
+    return (index * spread) // (count - 1)
 
 
 def _shapes(m1: int, n1: int, k1: int, b: _Budget, chip):
     """Every (mt, nt, kt, parts, a_resident, kl) whose buffers fit the chip."""
-    for mt in _divisors(m1):
-        for nt in _divisors(n1):
+    for mt in _extents(m1):
+        for nt in _extents(n1):
             for parts in _splits(nt):
                 if not _fits(mt, parts, b, chip):
                     continue
@@ -217,7 +294,20 @@ def _l1_steps(k1: int, kt: int, mt: int, widths: tuple, frac_in: int, l1_fixed: 
     return several or fitting or [kt]
 
 
-def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: int = 0) -> CubeTiling:
+def _store_chunk(chip, chunks: list, parts: tuple, rows_k: int, out_bytes: int) -> int:
+    """The narrowest UB chunk (fractal columns, of ``chunks``) whose stores of every sub-tile but the last still
+    fit under the next sub-tile's mmads (``rows_k`` = mt x k1 cube cycles per column; ``out_bytes``: GM bytes
+    per column); 0 when none fits.  Narrow chunks spread the epilogue's GM writes, which take the core's HBM
+    share, between the next sub-tile's GM reads instead of holding the share for a whole wide store."""
+    for nc in sorted(chunks):
+        if all((width // nc) * _path_cycles(chip, "UB", "GM", nc * out_bytes) <= rows_k * following
+               for width, following in zip(parts, parts[1:])):
+            return nc
+    return 0
+
+
+def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: int = 0,
+                  fixpipe: bool = False) -> CubeTiling:
     """The tile shape with the fewest modelled cycles per core (see the module docstring); UB takes a sub-tile in
     chunks of ``nc`` fractal columns (``epilogue_elem_bytes``: UB bytes per output element of the epilogue's own
     operands, e.g. gemm's C)."""
@@ -230,7 +320,7 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: in
     for dim in desc.batch:
         batch *= dim
     budget = _Budget(frac_in, acc_frac, out_frac, chip.ub_bytes - n1 * FRACTAL * 4 * 2,
-                     FRACTAL * FRACTAL * epilogue_elem_bytes)
+                     FRACTAL * FRACTAL * epilogue_elem_bytes, fixpipe)
     best = None
     for shape in _shapes(m1, n1, k1, budget, chip):
         cycles, block_dim = _modelled(shape, m1, n1, k1, batch, chip, core_num, budget)
@@ -243,8 +333,10 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: in
     chunk = mt * (acc_frac + out_frac + budget.ub_extra)          # UB bytes per fractal column of a chunk
     double = [c for c in _divisors(common) if 2 * c * chunk <= budget.ub_room]    # two chunks: store overlaps load
     nc = max(double) if double else max(c for c in _divisors(common) if c * chunk <= budget.ub_room)
+    if double and len(parts) > 1 and not fixpipe:
+        nc = _store_chunk(chip, double, parts, mt * k1, mt * out_frac) or nc
     widths = parts if len(set(parts)) > 1 else ()
     return CubeTiling(m1, n1, k1, mt, nt, kt, batch, block_dim, k0, nc, len(parts), resident, kl, widths)
 
 
-__all__ = ["CubeTiling", "choose_tiling"]
+__all__ = ["CubeTiling", "choose_tiling", "tile_start"]

@@ -25,7 +25,9 @@ def _desc(m, k, n, batch=(), out_dtype="float16"):
 def test_tiles_divide_the_problem_and_fit_every_buffer(chip_name, shape):
     chip = get_chip(chip_name)
     t = choose_tiling(_desc(*shape), chip, chip.cube_core_num)
-    assert t.m1 % t.mt == 0 and t.n1 % t.nt == 0 and sum(t.parts) == t.nt and len(t.parts) == t.sub
+    # the least tiles that cover M and N (a size that does not divide them overlaps its last tile: tile_start)
+    assert (t.m_tiles - 1) * t.mt < t.m1 <= t.m_tiles * t.mt and (t.n_tiles - 1) * t.nt < t.n1 <= t.n_tiles * t.nt
+    assert sum(t.parts) == t.nt and len(t.parts) == t.sub
     assert all(width % t.nc == 0 for width in t.parts)
     assert t.kl1 % t.kt == 0 and t.k1 % t.kl1 == 0
     assert t.tiles % t.block_dim == 0 and 1 <= t.block_dim <= chip.cube_core_num

@@ -2,16 +2,23 @@
 benchmarks/bench_cube_matmul.py builds it).  Cycle estimates are deterministic: these pin the schedule's estimate,
 not host timing.
 
-The cost model now has a per-launch L2 (npusim/sim/cost/l2.py): the A and B panels every core re-reads come from
-HBM once and then at the cores' L2 read rate, so this launch's estimate is what it would be if the HBM share never
-limited a core (test_l2_serves_the_panels_the_cores_share).  Without an L2 no schedule could reach the issue's
-target (within 25 % of the cube roofline): the operands every core must read from HBM alone take longer than
-1.25 x the roofline (test_hbm_floor_alone_exceeds_the_target).  The target tests are still strict xfails, for what
-the L2 does not change: the schedule's tiler (te_compat/cube/tiling.py) still prices GM traffic at the per-core
-HBM share without an L2, so on the Ascend910 it picks 16 of the 32 cores (its cube alone then takes 1.95 x the
-roofline; with the tiling it would pick if the HBM share never limited, 32 cores, the estimate is 1.47 x with the
-L2 and 1.39 x with unlimited HBM), and on the Ascend910B1 the result leaves L0C by the fixpipe (M is then the
-busiest pipe) but the estimate is 1.89 x (2.94 x through UB).  They pass (and then fail as XPASS) once the schedule
+The cost model has a per-launch L2 (npusim/sim/cost/l2.py): the A and B panels every core re-reads come from HBM
+once and then at the cores' L2 read rate, so this launch's estimate is within 2 % of what it would be if the HBM
+share never limited a core (test_l2_serves_the_panels_the_cores_share).  Without an L2 no schedule could reach the
+issue's target (within 25 % of the cube roofline): the operands every core must read from HBM alone take longer
+than 1.25 x the roofline (test_hbm_floor_alone_exceeds_the_target).  The schedule's tiler
+(te_compat/cube/tiling.py) prices GM reads with that L2 (operand bytes from HBM once, re-reads at the L2 rate), so
+it uses every core: Ascend910 32 cores (8 x 16-fractal tiles, a 12- and a 4-column sub-tile, the A panel resident
+in L1, 16 K fractals per L1 load), 1.37 x the roofline; Ascend910B1 24 cores (8 x 22-fractal tiles, three to a
+row of 64 fractals, overlapping by one column; sub-tiles 8, 8, 6; fixpipe out), 1.33 x.
+
+The target tests are still strict xfails.  What limits, from the profiles (M busy is the cube's 8192 / 11264
+cycles per core plus 2 per mmad): the first mmad waits ~1.9 k cycles for the first A and B panels (GM -> L1 holds
+MTE2 186 cycles + bytes / 153.7 per move, so the loads must be large; the first sub-tile also brings the A panel,
+which leaves MTE2 little slack there -- Ascend910B1's first sub-tile is MTE2-bound, ~200 cycles per load); the
+last sub-tile's epilogue (L0C -> UB -> GM on Ascend910, the fixpipe copy on Ascend910B1, whose GM write takes the
+core's HBM share: ~0.4 k / 0.7 k cycles) follows the last mmad; on Ascend910 the narrow last sub-tile is MTE1-bound
+(its A panel goes to L0A again for 4 columns of mmads).  They pass (and then fail as XPASS) once the schedule
 reaches the target.
 """
 import dataclasses
@@ -24,9 +31,9 @@ from npusim.sim.cost import estimate
 
 SIZE = 1024
 CHIPS = ["Ascend910", "Ascend910B1"]
-#: the estimate / roofline this schedule reaches today (Ascend910 2.37, Ascend910B1 1.89 with the L2 and the fixpipe;
-#: without them 2.43, 3.77; the schedule before this one: 2.77, 4.02)
-REACHED = {"Ascend910": 2.55, "Ascend910B1": 3.90}      # both below the old schedule's
+#: the estimate / roofline this schedule reaches today: Ascend910 1.37, Ascend910B1 1.33 (a tiler pricing GM at the
+#: HBM share without the L2: 2.37 on 16 cores, 1.89 on 16; before the L2 and the fixpipe: 2.43, 3.77)
+REACHED = {"Ascend910": 1.40, "Ascend910B1": 1.36}
 _ROWS = {}
 
 
@@ -65,8 +72,9 @@ def _ratio(chip_name):
 
 @pytest.mark.parametrize("chip_name", CHIPS)
 def test_result_matches_numpy(chip_name):
-    """The 1024^3 tiles (Ascend910: a wide and a narrow sub-tile with the A panel resident in L1, two k-steps per
-    L1 load) compute the product: float16 rounding of the float32 accumulation."""
+    """The 1024^3 tiles (Ascend910: a wide and a narrow sub-tile with the A panel resident in L1, four k-steps per
+    L1 load; Ascend910B1: three sub-tiles, tiles overlapping by one fractal column) compute the product: float16
+    rounding of the float32 accumulation."""
     _profiled(chip_name)
     assert _ROWS[chip_name][2] <= 0.1
 
@@ -86,15 +94,16 @@ def test_m_pipe_is_the_busiest_on_ascend910():
 
 @pytest.mark.parametrize("chip_name", CHIPS)
 def test_l2_serves_the_panels_the_cores_share(chip_name):
-    """Every core re-reads A and B panels other cores read too: with the L2 the launch costs what it would if the
-    HBM share never limited a core, and less than with every read from HBM (the model without spans)."""
+    """Every core re-reads A and B panels other cores read too: with the L2 the launch costs within 2 % of what it
+    would if the HBM share never limited a core, and less than with every read from HBM (the model without
+    spans)."""
     _profiled(chip_name)
     trace = _ROWS[chip_name][3]
     chip = get_chip(chip_name)
     unlimited = dataclasses.replace(chip, name=f"{chip_name}-hbm-unlimited", hbm_gbps=chip.hbm_gbps * 1000)
     from_hbm = dataclasses.replace(trace, blocks=tuple(dataclasses.replace(b, gm_spans=[]) for b in trace.blocks))
     with_l2 = estimate(trace, chip).total_cycles
-    assert with_l2 <= 1.01 * estimate(trace, unlimited).total_cycles
+    assert with_l2 <= 1.02 * estimate(trace, unlimited).total_cycles
     assert with_l2 < estimate(from_hbm, chip).total_cycles
 
 
@@ -102,7 +111,7 @@ def test_l2_serves_the_panels_the_cores_share(chip_name):
 def test_hbm_floor_alone_exceeds_the_target(chip_name):
     """Without an L2, whatever the core count, each core's least HBM traffic (its A rows, B columns and C block at
     its share of the bandwidth) exceeds 1.25 x the cube roofline: the target needs the cost model's L2 (and a
-    tiler that counts on it: te_compat/cube/tiling.py still prices GM reads at this share)."""
+    tiler that counts on it, as te_compat/cube/tiling.py does)."""
     chip = get_chip(chip_name)
     bench = _bench()
     roof = bench.roofline_us(chip, SIZE)
@@ -111,8 +120,9 @@ def test_hbm_floor_alone_exceeds_the_target(chip_name):
         assert max(cube_us, bench.hbm_floor_us(chip, SIZE, cores)) > bench.TARGET_RATIO * roof
 
 
-@pytest.mark.xfail(strict=True, reason="schedule: the tiler prices GM at the HBM share without the L2 and picks "
-                                       "16 cores on Ascend910; MTE2-bound on Ascend910B1 (see the module docstring)")
+@pytest.mark.xfail(strict=True, reason="schedule: 1.37 x (Ascend910) and 1.33 x (Ascend910B1): the first panels' "
+                                       "load, the MTE2-heavy first sub-tile and the last epilogue (see the module "
+                                       "docstring)")
 @pytest.mark.parametrize("chip_name", CHIPS)
 def test_estimate_within_25_percent_of_the_cube_roofline(chip_name):
     assert _ratio(chip_name) <= 1.25

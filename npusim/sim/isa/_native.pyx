@@ -252,9 +252,9 @@ def copy_gm_rows(unsigned char[:, :] dst, Py_ssize_t dst_start, Py_ssize_t dst_p
     d_hi = d0 + (rows - 1) * dst.strides[0] + dst.shape[1]
     if not (<const unsigned char *> d_hi <= s0 or s0 + src.shape[0] <= <const unsigned char *> d0):
         return -1
-    with nogil:
-        for r in range(rows):
-            for n in range(nburst):
+    with nogil:     # burst n of every row before burst n+1: where the blocks' bursts lie side by side in GM
+        for n in range(nburst):
+            for r in range(rows):
                 memcpy(d0 + r * dst.strides[0] + dst_start + n * dst_pitch, s0 + starts[r] + n * src_pitch, burst)
     return 0
 

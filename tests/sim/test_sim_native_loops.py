@@ -166,3 +166,24 @@ def test_binary_f16_in_place_keeps_sources_when_it_declines():
     assert native.binary_f16(0, a.view(np.uint16), np.full((2, 16), 2, np.float16).view(np.uint16),
                              a.view(np.uint16)) == 0
     assert (a == 3).all()
+
+
+def test_half_semantics_use_the_compiled_loop_and_fall_back_on_nan():
+    """The float16 rows' semantics (block by block and fused lockstep runs): numpy's bits either way."""
+    from npusim.sim.isa.binary import ROWS
+    vmax = next(row for row in ROWS if row.opcode == "vmax")
+    vdiv = next(row for row in ROWS if row.opcode == "vdiv")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 100)).astype(np.float16)
+    b = rng.standard_normal((4, 100)).astype(np.float16)
+    a[0, 0], b[0, 0] = -0.0, 0.0
+    for row, ufunc in ((vmax, np.maximum), (vdiv, np.divide)):
+        for x, y in ((a, b), (a[1], b[2]), (a[:, ::2], b[:, ::2])):
+            with np.errstate(all="ignore"):
+                np.testing.assert_array_equal(row.semantics([x, y], None, np.dtype(np.float16)).view(np.uint16),
+                                              ufunc(x, y).view(np.uint16))
+    from npusim.sim.isa.half_native import half_result
+    nan = a.copy()
+    nan[2, 5] = np.nan
+    assert half_result(0, nan, b) is None                      # numpy decides NaN bits
+    np.testing.assert_array_equal(half_result(0, a, b).view(np.uint16), (a + b).view(np.uint16))

@@ -21,18 +21,16 @@ from npusim.sim.isa.plans import check_accumulating_dst, check_overlap
 from npusim.sim.isa.saturate import has_nonfinite
 from npusim.sim.kernel import BufRef, Var
 
-try:    # the compiled element-wise loops with the non-finite check in the same pass (setup.py builds them)
-    from npusim.sim.isa._native import binary_f16 as _native_half
+from npusim.sim.isa.half_native import HALF_OPS, half_into
+
+try:    # the compiled float32 loops with the non-finite check in the same pass (setup.py builds them)
     from npusim.sim.isa._native import binary_f32 as _native_binary
 except ImportError:  # pragma: no cover - a source tree without built extensions
-    _native_binary = _native_half = None
+    _native_binary = None
 
 #: float32 ufuncs the compiled loop computes (its op codes); used only on saturating chips, where NaN payloads
-#: are lost
+#: are lost (float16 ones: HALF_OPS, on any chip: that loop declines wherever a NaN arises)
 _NATIVE_OPS = {} if _native_binary is None else {np.add: 0, np.subtract: 1, np.multiply: 2}
-#: float16 ufuncs the compiled loop computes; it declines (numpy runs) wherever a NaN arises, on any chip
-_HALF_OPS = {} if _native_half is None else {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3,
-                                              np.maximum: 4, np.minimum: 5}
 
 
 def shape_is_uniform(kc: CompileContext, instr, skip=("scalar",)) -> bool:
@@ -129,7 +127,7 @@ def _into_destination(tensors, bases, static_plans, ufunc, fix, scalar, record_i
 
     two_tensors = scalar is None and len(pairs) == 2
     native_op = _NATIVE_OPS.get(ufunc) if fix is not None and two_tensors else None
-    half_op = _HALF_OPS.get(ufunc) if two_tensors else None
+    half_op = HALF_OPS.get(ufunc) if two_tensors else None
 
     def batch(b):
         if b.rows is not None:
@@ -141,8 +139,8 @@ def _into_destination(tensors, bases, static_plans, ufunc, fix, scalar, record_i
         status = -1
         if native_op is not None and out.dtype == args[0].dtype == args[1].dtype == np.float32:
             status = _native_binary(native_op, args[0], args[1], out)
-        elif half_op is not None and out.dtype == args[0].dtype == args[1].dtype == np.float16:
-            status = _native_half(half_op, args[0].view(np.uint16), args[1].view(np.uint16), out.view(np.uint16))
+        elif half_op is not None and out.dtype == np.float16:
+            status = half_into(half_op, args[0], args[1], out)
         if status >= 0:
             if status and fix is not None:
                 out[...] = fix(out)

@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 
+from npusim.sim.isa.half_native import HALF_OPS, half_result
 from npusim.sim.isa.spec import InstrSpec
 from npusim.sim.isa.vector import compile_elementwise, vector_operands
 
@@ -18,7 +19,13 @@ _compile = functools.partial(compile_elementwise, srcs=("src0", "src1"))
 
 
 def _ufunc(func):
+    half = HALF_OPS.get(func)
+
     def semantics(inputs, scalar, npdt):
+        if half is not None and npdt == np.float16:
+            fast = half_result(half, inputs[0], inputs[1])     # numpy's float16 bits, compiled
+            if fast is not None:
+                return fast
         return func(inputs[0], inputs[1])
     semantics.ufunc = func      # batched forms may compute straight into the destination (func(..., out=dst))
     return semantics

@@ -187,3 +187,13 @@ def test_half_semantics_use_the_compiled_loop_and_fall_back_on_nan():
     nan[2, 5] = np.nan
     assert half_result(0, nan, b) is None                      # numpy decides NaN bits
     np.testing.assert_array_equal(half_result(0, a, b).view(np.uint16), (a + b).view(np.uint16))
+
+
+def test_whole_wave_copies_decline_sizes_whose_bounds_would_overflow():
+    """Huge pitches or starts (only direct callers can pass them: moves check bounds first) are declined, not
+    turned into wrapped addresses."""
+    dst, src, gm = np.zeros((2, 64), np.uint8), np.zeros((2, 64), np.uint8), np.zeros(256, np.uint8)
+    assert native.copy_grid(dst, 0, 2 ** 62, src, 0, 0, 3, 4) == -1
+    assert native.copy_gm_rows(dst, 0, 0, gm, np.array([0, 0], np.int64), 2 ** 62, 3, 4) == -1
+    assert native.copy_gm_rows(dst, 0, 1, gm, np.array([2 ** 63 - 2, 0], np.int64), 1, 1, 4) == -1
+    assert native.copy_grid(dst, 0, 8, src, 0, 8, 3, 4) == 0          # an ordinary copy still runs

@@ -169,6 +169,11 @@ def binary_f32(int op, const float[:, :] a, const float[:, :] b, float[:, :] out
     return 1 if bad else 0
 
 
+cdef enum:
+    _INDEX_LIMIT = 1 << 40        # starts, pitches and burst sizes past this are declined: no product overflows
+    _COUNT_LIMIT = 1 << 20        # bursts per move past this are declined (data_move's nburst is 12 bits)
+
+
 cdef bint _apart(const char *src, Py_ssize_t src_row, const char *dst, Py_ssize_t dst_row, Py_ssize_t rows,
                  Py_ssize_t span, Py_ssize_t itemsize) noexcept:
     """Whether a (rows x span elements of itemsize bytes) source is the destination itself or shares no byte
@@ -204,7 +209,8 @@ def copy_grid(unsigned char[:, :] dst, Py_ssize_t dst_start, Py_ssize_t dst_pitc
         return -1
     if rows == 0 or nburst == 0 or burst == 0:
         return 0
-    if dst_pitch < 0 or src_pitch < 0:
+    if (dst_pitch < 0 or src_pitch < 0 or nburst > _COUNT_LIMIT or burst > _INDEX_LIMIT or dst_start > _INDEX_LIMIT
+            or src_start > _INDEX_LIMIT or dst_pitch > _INDEX_LIMIT or src_pitch > _INDEX_LIMIT):
         return -1
     if (dst_start + (nburst - 1) * dst_pitch + burst > dst.shape[1]
             or src_start + (nburst - 1) * src_pitch + burst > src.shape[1]):
@@ -240,13 +246,16 @@ def copy_gm_rows(unsigned char[:, :] dst, Py_ssize_t dst_start, Py_ssize_t dst_p
         return -1
     if rows == 0 or nburst == 0 or burst == 0:
         return 0
-    if dst_pitch < 0 or src_pitch < 0 or dst_start + (nburst - 1) * dst_pitch + burst > dst.shape[1]:
+    if (dst_pitch < 0 or src_pitch < 0 or nburst > _COUNT_LIMIT or burst > _INDEX_LIMIT or dst_start > _INDEX_LIMIT
+            or dst_pitch > _INDEX_LIMIT or src_pitch > _INDEX_LIMIT):
+        return -1
+    if dst_start + (nburst - 1) * dst_pitch + burst > dst.shape[1]:
         return -1
     if dst.strides[1] != 1 or src.strides[0] != 1 or dst.strides[0] < 0:
         return -1
     last = (nburst - 1) * src_pitch + burst
     for r in range(rows):
-        if starts[r] < 0 or starts[r] + last > src.shape[0]:
+        if starts[r] < 0 or starts[r] > _INDEX_LIMIT or starts[r] + last > src.shape[0]:
             return -1
     d0, s0 = &dst[0, 0], &src[0]
     d_hi = d0 + (rows - 1) * dst.strides[0] + dst.shape[1]

@@ -186,7 +186,7 @@ cdef extern from *:
     #ifdef NPUSIM_X86
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) tile = npusim_tile_avx2;
-        if (__builtin_cpu_supports("f16c")) halves = npusim_halves_f16c;
+        if (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c")) halves = npusim_halves_f16c;
         fast_span = __builtin_cpu_supports("avx2");
     #endif
         /* A rows: [m1][chunk][row][k]; B: [chunk][n1][k][col] (transposed from nZ's [col][k]) */

@@ -24,7 +24,7 @@ shared/reference/ascendc.md "L0C/bias/fixpipe 64 B"), dst in GM, a dtype pair th
 ``isa.copy_matrix_cc_to_gm`` (a chip that lists none -- Ascend910, Ascend310, Ascend310P3, whose results leave L0C
 through UB -- raises UnsupportedDtypeError naming it), deq_scale given exactly for int32 -> float16, n_size in
 [1, 4095] (the 12-bit field), m_size in [1, 65535] and src_stride in [0, 65535] (16-bit fields),
-src_stride >= m_size, dst_stride at least one fractal column's rows (NZ) or n_size (ND), every element inside its
+src_stride >= m_size rounded up to whole fractals (16 rows; checked even for one fractal column), dst_stride at least one fractal column's rows (NZ) or n_size (ND), every element inside its
 buffer.  Not modelled: the other quant_pre modes (per-channel vector scales, int8 / bfloat16 outputs), channel
 split, unit flags, the L0C -> L1 form and the post-stage (element-wise add, quant_post).
 

@@ -169,9 +169,10 @@ def binary_f32(int op, const float[:, :] a, const float[:, :] b, float[:, :] out
     return 1 if bad else 0
 
 
-cdef enum:
-    _INDEX_LIMIT = 1 << 40        # starts, pitches and burst sizes past this are declined: no product overflows
-    _COUNT_LIMIT = 1 << 20        # bursts per move past this are declined (data_move's nburst is 12 bits)
+# starts, pitches and burst sizes past _INDEX_LIMIT, burst counts past _COUNT_LIMIT, are declined: no product in
+# the bounds checks can overflow (data_move's nburst is 12 bits)
+cdef Py_ssize_t _INDEX_LIMIT = (<Py_ssize_t> 1) << 40
+cdef Py_ssize_t _COUNT_LIMIT = (<Py_ssize_t> 1) << 20
 
 
 cdef bint _apart(const char *src, Py_ssize_t src_row, const char *dst, Py_ssize_t dst_row, Py_ssize_t rows,

@@ -16,6 +16,9 @@ the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  On chi
 float16 cast and a relu skips UB: one ``copy_matrix_cc_to_gm`` per sub-tile writes it to GM.  Each
 hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the UB chunks are double-buffered
 (ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk.
+When a core runs one tile, its first sub-tile's loads follow the tiling's plan (``first_loads``,
+:mod:`te_compat.cube.load_plan`), and its last sub-tile's last k-steps run by pieces of ``nc`` columns, each piece
+leaving L0C while the cube runs the next (every element still accumulates its K in ascending order).
 """
 from __future__ import annotations
 
@@ -146,40 +149,143 @@ class CubeWriter:
             slot = part % t.l0c_slots
             self.kb.wait_flag(self.out_pipe, "M", slot)  # this L0C slot is free (its previous epilogue moved it out)
             load_a = part == 0 or not self.a_resident
-            self._l1_load(b, m1_0, (n1_0, width), 0, 0, slot, load_a, first=True)
-            if loads > 1:
-                with self.kb.for_range(1, loads) as kc:
-                    self._l1_load(b, m1_0, (n1_0, width), kc, kc % 2, slot, load_a, first=False)
-            self._epilogue(b, m1_0, n1_0, width, slot)
+            # the last sub-tile of a core's only tile: its last k-steps run piece by piece, each piece leaving
+            # L0C after them (pieces of one fractal column would pay a store's set-up for too little data)
+            split = part == len(t.parts) - 1 and t.tiles_per_block == 1 and width // t.nc > 1 and t.nc > 1
+            if part == 0 and t.first_loads and self.a_resident:    # unrolled as planned (CubeTiling.first_loads)
+                self._planned_loads(b, m1_0, (n1_0, width), slot)
+            else:
+                a_range = (0, t.kl1) if load_a else None
+                self._l1_load(b, m1_0, (n1_0, width), ((0, t.kl1), a_range), 0, slot, first=True,
+                              split=split and loads == 1)
+                looped = loads - 1 if split else loads
+                if looped > 1:
+                    with self.kb.for_range(1, looped) as kc:
+                        k_range = (kc * t.kl1, t.kl1)
+                        self._l1_load(b, m1_0, (n1_0, width), (k_range, k_range if load_a else None), kc % 2,
+                                      slot, first=False)
+                if split and loads > 1:
+                    k_range = ((loads - 1) * t.kl1, t.kl1)
+                    self._l1_load(b, m1_0, (n1_0, width), (k_range, k_range if load_a else None), (loads - 1) % 2,
+                                  slot, first=False, split=True)
+            if not split:
+                self._epilogue(b, m1_0, n1_0, width, slot)
 
-    def _l1_load(self, b, m1_0, columns: tuple, kc, slot, l0c_slot: int, load_a: bool, first: bool) -> None:
-        """GM -> L1 panels of ``kl`` K fractals (load ``kc``) for the sub-tile of ``columns`` = (first fractal
-        column, width), then their L0 k-steps and mmads."""
+    def _planned_loads(self, b, m1_0, columns: tuple, l0c_slot: int) -> None:
+        """The first sub-tile's loads as ``first_loads`` plans them: B panels of each load's K fractals, the
+        resident A panel in the pieces the plan gives (each covering at least the K of the B panel beside it)."""
+        k_first, a_done, plan = 0, 0, self.t.first_loads
+        for r, (count, a_count) in enumerate(plan):      # the last in L1 slot 1: the next load takes slot 0
+            a_range = (a_done, a_count) if a_count else None
+            self._l1_load(b, m1_0, columns, ((k_first, count), a_range), (len(plan) - r) % 2, l0c_slot,
+                          first=r == 0)
+            k_first, a_done = k_first + count, a_done + a_count
+
+    def _l1_load(self, b, m1_0, columns: tuple, ranges: tuple, slot, l0c_slot: int, first: bool,
+                 split: bool = False) -> None:
+        """GM -> L1 panels for the sub-tile of ``columns`` = (first fractal column, width): ``ranges`` =
+        ((first K fractal, count: at most ``kl``) of B, (first, count) of A or None: no A move), then the
+        k-steps and mmads of B's K fractals (``split``: the sub-tile's last load; its last k-steps run by pieces
+        and each piece leaves L0C after them, :meth:`_split_k_steps`)."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
+        (k_first, k_count), a_range = ranges
         slot = slot if self.l1_slots == 2 else 0
-        a_slot = kc if self.a_resident else slot
-        l1_a0, l1_b0 = a_slot * self.a_chunk, slot * self.b_chunk
+        l1_a0 = k_first * t.mt * FRACTAL * k0 if self.a_resident else slot * self.a_chunk
+        l1_b0 = slot * self.b_chunk
         b_step = t.kt * width * FRACTAL * k0                          # one k-step of this sub-tile's B panel
         kb.wait_flag("MTE1", "MTE2", slot)
         a_rows, b_rows = t.m1 * FRACTAL, t.n1 * FRACTAL
         a_batch = b * (t.k1 * a_rows * k0)
         b_batch = b * (t.k1 * b_rows * k0) if self.b_batched else 0
-        k_first = kc * t.kl1
         # A panel [kl, mt*16, K0] of [k1, M1*16, K0]; B panel [kl, ns*16, K0] of [k1, N1*16, K0]
-        if load_a:
-            kb.data_move(self.l1_a[l1_a0], self.a_src[a_batch + (k_first * a_rows + m1_0 * FRACTAL) * k0], 0,
-                         t.kl1, t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
+        if a_range is not None:      # a resident panel's piece goes to its place; else to this load's slot
+            a_first, a_count = a_range
+            a_dst = a_first * t.mt * FRACTAL * k0 if self.a_resident else l1_a0
+            kb.data_move(self.l1_a[a_dst], self.a_src[a_batch + (a_first * a_rows + m1_0 * FRACTAL) * k0], 0,
+                         a_count, t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
         kb.data_move(self.l1_b[l1_b0], self.b_src[b_batch + (k_first * b_rows + n1_0 * FRACTAL) * k0], 0,
-                     t.kl1, width * FRACTAL, (t.n1 - width) * FRACTAL, 0)
+                     k_count, width * FRACTAL, (t.n1 - width) * FRACTAL, 0)
         kb.set_flag("MTE2", "MTE1", slot)
         kb.wait_flag("MTE2", "MTE1", slot)
-        steps = t.kl1 // t.kt
+        steps = k_count // t.kt
+        last = min(steps, self.l0_slots) if split else 0     # the k-steps the L0 slots hold together
+        split_steps = []
         for step in range(steps):        # the L0 slots alternate over every k-step of the sub-tile
-            l0_slot = 0 if self.l0_slots == 1 else (step % 2 if steps % 2 == 0 else (kc + step) % 2)
-            self._k_step(l1_a0 + step * self.a_elems, l1_b0 + step * b_step, (l0_slot, l0c_slot), width,
-                         accumulate=not (first and step == 0))
+            if self.l0_slots == 1:
+                l0_slot = 0
+            elif isinstance(k_first, int) or steps % 2:     # alternate over the sub-tile's k-steps
+                l0_slot = (k_first // t.kt + step) % 2
+            else:                                           # a looped load of an even step count
+                l0_slot = step % 2
+            operands = (l1_a0 + step * self.a_elems, l1_b0 + step * b_step, l0_slot, not (first and step == 0))
+            if step >= steps - last:
+                split_steps.append(operands)
+            else:
+                self._k_step(operands[0], operands[1], (l0_slot, l0c_slot), width, accumulate=operands[3])
+        if split_steps:
+            self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot)
         kb.set_flag("MTE1", "MTE2", slot)
+
+    def _split_k_steps(self, b, m1_0, columns: tuple, steps: list, l0c_slot: int) -> None:
+        """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate) each, at most one per L0
+        slot) by pieces of ``nc`` fractal columns: every piece's B columns in their own nZ panel of L0B, the
+        mmads piece after piece (each piece's k-steps in K order), and each piece out of L0C (UB chunk or
+        fixpipe copy) as soon as its mmads are done, while the cube runs the next piece."""
+        kb, t, k0 = self.kb, self.t, self.k0
+        n1_0, width = columns
+        pw, pieces = t.nc, width // t.nc
+        piece_b = t.kt * pw * FRACTAL * k0                  # one piece's panel of a k-step in L0B
+        column = t.mt * FRACTAL * FRACTAL                   # one fractal column of L0C
+
+        def mmad(operands, piece):
+            a0, b0 = operands[2] * self.a_elems, operands[2] * self.b_elems
+            kb.mmad(self.l0c[self.slot_base[l0c_slot] + piece * pw * column], self.l0a[a0],
+                    self.l0b[b0 + piece * piece_b], t.mt * FRACTAL, t.kt * k0, pw * FRACTAL, operands[3])
+
+        for i, operands in enumerate(steps):
+            l1_a0, l1_b0, l0_slot, _ = operands
+            final = i == len(steps) - 1
+            kb.wait_flag("M", "MTE1", l0_slot)
+            self._a_to_l0a(l1_a0, l0_slot * self.a_elems)
+            for piece in range(pieces):
+                kb.data_move(self.l0b[l0_slot * self.b_elems + piece * piece_b],
+                             self.l1_b[l1_b0 + piece * pw * FRACTAL * k0], 0, t.kt, pw * FRACTAL,
+                             (width - pw) * FRACTAL, 0)
+                if not final and piece < pieces - 1:
+                    continue
+                kb.set_flag("MTE1", "M", 0)      # the last k-step: each piece's mmads as soon as its panel is in
+                kb.wait_flag("MTE1", "M", 0)
+                if not final:                    # the first piece of an earlier k-step while the next one moves
+                    mmad(operands, 0)
+                    continue
+                for earlier in steps[:-1] if piece else ():
+                    mmad(earlier, piece)
+                mmad(operands, piece)
+                self._piece_out(b, m1_0, n1_0 + piece * pw, l0c_slot, piece, last=piece == pieces - 1)
+        for operands in steps:
+            kb.set_flag("M", "MTE1", operands[2])
+
+    def _piece_out(self, b, m1_0, n1_0, slot: int, piece: int, last: bool) -> None:
+        """Piece ``piece`` (``nc`` fractal columns from ``n1_0``) of L0C slot ``slot`` out: the fixpipe copy, or
+        its UB chunk; ``last`` frees the L0C slot."""
+        kb, t = self.kb, self.t
+        if self.fixpipe is not None:
+            rows = t.m1 * FRACTAL
+            base = b * (t.n1 * rows * FRACTAL) + (n1_0 * rows + m1_0 * FRACTAL) * FRACTAL
+            kb.set_flag("M", "FIX", slot)
+            kb.wait_flag("M", "FIX", slot)
+            kb.copy_matrix_cc_to_gm(self.out_dst[base], self.l0c[self.slot_base[slot] + piece * self.chunk_elems],
+                                    t.nc * FRACTAL, t.mt * FRACTAL, t.mt * FRACTAL, rows, relu=self.fixpipe.relu)
+            if last:
+                kb.set_flag("FIX", "M", slot)
+            return
+        kb.set_flag("M", "V", slot)
+        kb.wait_flag("M", "V", slot)
+        if not self.has_l0c_ub:
+            kb.set_flag("M", "FIX", slot)
+            kb.wait_flag("M", "FIX", slot)
+        self._chunk(b, m1_0, n1_0 - piece * t.nc, slot, piece, last)
 
     def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool) -> None:
         """L1 -> L0A / L0B of one k-step (``kt`` fractals of K, ``width`` fractal columns) and its mmad;
@@ -188,6 +294,17 @@ class CubeWriter:
         l0_slot, l0c_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)
         a0, b0 = l0_slot * self.a_elems, l0_slot * self.b_elems
+        self._a_to_l0a(l1_a0, a0)
+        kb.data_move(self.l0b[b0], self.l1_b[l1_b0], 0, 1, t.kt * width * FRACTAL, 0, 0)
+        kb.set_flag("MTE1", "M", 0)
+        kb.wait_flag("MTE1", "M", 0)
+        kb.mmad(self.l0c[self.slot_base[l0c_slot]], self.l0a[a0], self.l0b[b0], t.mt * FRACTAL, t.kt * k0,
+                width * FRACTAL, accumulate)
+        kb.set_flag("M", "MTE1", l0_slot)
+
+    def _a_to_l0a(self, l1_a0, a0) -> None:
+        """L1 -> L0A (from ``a0``) of one k-step of the A panel."""
+        kb, t, k0 = self.kb, self.t, self.k0
         frac = FRACTAL * k0
         if t.kt < t.mt:           # zZ: fractal row m of A holds its kt fractals side by side; one move per
             for k in range(t.kt):     # fractal column of the panel (its mt fractals, kt apart in L0A)
@@ -197,12 +314,6 @@ class CubeWriter:
             for m in range(t.mt):
                 kb.data_move(self.l0a[a0 + m * t.kt * frac], self.l1_a[l1_a0 + m * frac], 0, t.kt, FRACTAL,
                              (t.mt - 1) * FRACTAL, 0)
-        kb.data_move(self.l0b[b0], self.l1_b[l1_b0], 0, 1, t.kt * width * FRACTAL, 0, 0)
-        kb.set_flag("MTE1", "M", 0)
-        kb.wait_flag("MTE1", "M", 0)
-        kb.mmad(self.l0c[self.slot_base[l0c_slot]], self.l0a[a0], self.l0b[b0], t.mt * FRACTAL, t.kt * k0,
-                width * FRACTAL, accumulate)
-        kb.set_flag("M", "MTE1", l0_slot)
 
     # -- epilogue -------------------------------------------------------------------------------------------------
     def _epilogue(self, b, m1_0, n1_0, width: int, slot: int) -> None:

@@ -26,6 +26,9 @@ bytes come from HBM once (at the core's share of the chip's HBM bandwidth) and t
 ``memory.l2_read_bytes_per_cycle`` per core) when the operands fit the L2; a move takes the longest of its path,
 its HBM part and its L2 part.  The first load's panels are fetched once for the cores that share them.  GM writes
 (the epilogue's) take the HBM share; a result that leaves L0C by the fixpipe (``fixpipe``) writes only its output.
+
+When every core runs one tile, nothing overlaps its first sub-tile's loads: their sizes (and where the resident A
+panel's pieces come) are planned by :mod:`te_compat.cube.load_plan` (``first_loads``).
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ import math
 from dataclasses import dataclass
 
 from npusim.sim.dtypes import itemsize
+from te_compat.cube.load_plan import first_loads
 from te_compat.dsl.cube import FRACTAL, MatmulDesc, ceil_div
 
 
@@ -57,6 +61,7 @@ class CubeTiling:
     a_resident: bool = False
     kl: int = 0             # K fractals per GM -> L1 load (a multiple of kt; 0: kt)
     widths: tuple = ()      # fractal columns of each sub-tile (): ``sub`` equal ones
+    first_loads: tuple = () # the first sub-tile's loads, (B K fractals, A K fractals) each (): ``kl`` each
 
     @property
     def parts(self) -> tuple:
@@ -336,7 +341,9 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: in
     if double and len(parts) > 1 and not fixpipe:
         nc = _store_chunk(chip, double, parts, mt * k1, mt * out_frac) or nc
     widths = parts if len(set(parts)) > 1 else ()
-    return CubeTiling(m1, n1, k1, mt, nt, kt, batch, block_dim, k0, nc, len(parts), resident, kl, widths)
+    one_tile = batch * -(-m1 // mt) * -(-n1 // nt) == block_dim       # nothing overlaps the first sub-tile's loads
+    plan = first_loads(chip, k1, mt, parts[0], kt, kl) if resident and len(parts) > 1 and one_tile else ()
+    return CubeTiling(m1, n1, k1, mt, nt, kt, batch, block_dim, k0, nc, len(parts), resident, kl, widths, plan)
 
 
 __all__ = ["CubeTiling", "choose_tiling", "tile_start"]

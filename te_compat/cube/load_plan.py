@@ -1,0 +1,90 @@
+"""The first sub-tile's GM -> L1 loads when a core runs one tile (``CubeTiling.first_loads``).
+
+With one tile per core nothing overlaps the first load, and the first sub-tile also brings the resident A panel,
+so its loads decide when the cube starts and whether it waits later.  Evenly sized loads of ``kl`` K fractals
+make the cube wait for a whole first load; shorter loads start it sooner but pay the GM -> L1 set-up more often.
+This module times a few alternatives -- a first load, equal middle loads, one or two short last loads (the last
+A piece may come with the load before the last, so the last load moves B alone) -- on the chip's path rates (the
+same occupancy / completion the cost model charges a move; L2 and HBM share are left out: they scale every plan
+alike) and keeps the one whose last mmad ends first, or none when the even loads are as good.
+"""
+from __future__ import annotations
+
+from te_compat.dsl.cube import FRACTAL
+
+
+def _move(chip, src: str, dst: str, nbytes: float) -> tuple:
+    """(pipe cycles, completion cycles) of a data_move of ``nbytes`` on path src -> dst."""
+    path = chip.paths.get((src, dst))
+    if path is None:
+        return nbytes / chip.block_bytes, nbytes / chip.block_bytes
+    return path.occupancy_cycles(nbytes), path.completion_cycles(nbytes)
+
+
+def plan_end_cycles(chip, plan: tuple, mt: int, width: int, kt: int, frac_in: int) -> float:
+    """Modelled end of the first sub-tile's last mmad under ``plan`` = ((B K fractals, A K fractals), ...): one
+    MTE2 move after another (two L1 slots for B, A resident), MTE1 k-steps into two L0 slots, one mmad each."""
+    a_move = _move(chip, "L1", "L0A", max(mt, kt) * frac_in)
+    b_move = _move(chip, "L1", "L0B", kt * width * frac_in)
+    mte1_cycles = min(mt, kt) * a_move[0] + b_move[0]
+    mte1_latency = max(a_move[1] - a_move[0], b_move[1] - b_move[0])
+    cube = mt * width * kt + chip.mmad_setup_cycles
+    mte2, mte1, m_end = 0.0, 0.0, 0.0
+    slot_free, l0_free = [0.0, 0.0], [0.0, 0.0]
+    a_ready, step, k_first = [], 0, 0
+    for r, (b_count, a_count) in enumerate(plan):
+        slot = (len(plan) - r) % 2
+        mte2 = max(mte2, slot_free[slot])
+        if a_count:
+            cycles, complete = _move(chip, "GM", "L1", a_count * mt * frac_in)
+            a_ready += [mte2 + complete] * a_count
+            mte2 += cycles
+        cycles, complete = _move(chip, "GM", "L1", b_count * width * frac_in)
+        b_ready = mte2 + complete
+        mte2 += cycles
+        ready = max([b_ready] + a_ready[k_first:k_first + b_count])
+        k_first += b_count
+        for _ in range(b_count // kt):
+            start = max(mte1, ready, l0_free[step % 2])
+            mte1 = start + mte1_cycles
+            m_end = max(m_end, mte1 + mte1_latency) + cube
+            l0_free[step % 2] = m_end
+            step += 1
+        slot_free[slot] = mte1
+    return m_end
+
+
+def _candidates(k1: int, kt: int, kl: int):
+    """Plans of a first load, equal middle loads and one or two short last loads (sizes multiples of ``kt`` in
+    steps of about a quarter of ``kl``, at most ``kl``), with or without the last A piece moved one load early."""
+    step = max(kt, kl // 4 // kt * kt)
+    sizes = list(range(step, kl + 1, step))
+    big = [s for s in sizes if 2 * s >= kl]
+    for first in big:
+        for middle in big:
+            for last in sizes:
+                for tail in [0] + sizes:
+                    rest = k1 - first - last - tail
+                    if rest < 0 or rest % middle:
+                        continue
+                    loads = (first,) + (middle,) * (rest // middle) + (last,) + ((tail,) if tail else ())
+                    paired = tuple((x, x) for x in loads)
+                    yield paired
+                    if len(loads) > 2:
+                        yield paired[:-2] + ((loads[-2], loads[-2] + loads[-1]), (loads[-1], 0))
+
+
+def first_loads(chip, k1: int, mt: int, width: int, kt: int, kl: int) -> tuple:
+    """The fastest plan of the first sub-tile's loads (see the module docstring), or () when ``kl``-sized loads
+    are as fast."""
+    frac_in = FRACTAL * chip.block_bytes
+    even = tuple((kl, kl) for _ in range(k1 // kl))
+    best_end, best = plan_end_cycles(chip, even, mt, width, kt, frac_in), ()
+    for plan in _candidates(k1, kt, kl):
+        end = plan_end_cycles(chip, plan, mt, width, kt, frac_in)
+        if end < best_end:
+            best_end, best = end, plan
+    return best
+
+
+__all__ = ["first_loads", "plan_end_cycles"]

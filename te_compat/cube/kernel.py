@@ -280,11 +280,7 @@ class CubeWriter:
             if last:
                 kb.set_flag("FIX", "M", slot)
             return
-        kb.set_flag("M", "V", slot)
-        kb.wait_flag("M", "V", slot)
-        if not self.has_l0c_ub:
-            kb.set_flag("M", "FIX", slot)
-            kb.wait_flag("M", "FIX", slot)
+        self._l0c_to_vector(slot)
         self._chunk(b, m1_0, n1_0 - piece * t.nc, slot, piece, last)
 
     def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool) -> None:
@@ -323,14 +319,19 @@ class CubeWriter:
         if self.fixpipe is not None:
             self._fixpipe_store(b, m1_0, n1_0, width, slot)
             return
+        self._l0c_to_vector(slot)
+        chunks = width // t.nc
+        for chunk in range(chunks):     # chunks alternate between the UB slots: one is stored as the next arrives
+            self._chunk(b, m1_0, n1_0, slot, chunk, last=chunk == chunks - 1)
+
+    def _l0c_to_vector(self, slot: int) -> None:
+        """The vector side may read L0C slot ``slot``: M -> V, and M -> FIX on chips whose L0C leaves by FIX."""
+        kb = self.kb
         kb.set_flag("M", "V", slot)
         kb.wait_flag("M", "V", slot)
         if not self.has_l0c_ub:
             kb.set_flag("M", "FIX", slot)
             kb.wait_flag("M", "FIX", slot)
-        chunks = width // t.nc
-        for chunk in range(chunks):     # chunks alternate between the UB slots: one is stored as the next arrives
-            self._chunk(b, m1_0, n1_0, slot, chunk, last=chunk == chunks - 1)
 
     def _fixpipe_store(self, b, m1_0, n1_0, width: int, slot: int) -> None:
         """L0C slot ``slot``'s sub-tile (``width`` fractal columns of ``mt`` fractals) straight to its place in the

@@ -142,15 +142,22 @@ def reduce_operands(instr, spec, kc: CompileContext, dst_align=None) -> tuple:
     return dst, src, dtype
 
 
-def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) -> CompiledInstr:
-    site = kc.site
-    dst, src, dtype = reduce_operands(instr, spec, kc)
+def reduce_shape(instr, kc: CompileContext, src) -> tuple:
+    """(lanes, VectorShape of src, compiled dst_rep_stride) of a reduction over repeats, src's static accesses
+    checked."""
     lanes = lanes_for(kc.chip, (src,))
     shape = VectorShape(kc, instr, (src,), lanes, {"src": ("src_blk_stride", "src_rep_stride")},
                         stride_high=REDUCE_STRIDE_MAX)
     dst_stride = compile_stride(kc, instr, "dst_rep_stride", REDUCE_STRIDE_MAX)
     if shape.static_plans is not None:
         check_static_access(kc, (src,), shape.static_plans[1])
+    return lanes, shape, dst_stride
+
+
+def compile_reduce(instr, spec, kc: CompileContext, *, fill, per_repeat: int) -> CompiledInstr:
+    site = kc.site
+    dst, src, dtype = reduce_operands(instr, spec, kc)
+    lanes, shape, dst_stride = reduce_shape(instr, kc, src)
     npdt = np_dtype(dtype)
     fill_value = npdt.type(fill(npdt))
     fix = saturator_for(kc.chip, npdt)

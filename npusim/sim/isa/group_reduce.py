@@ -20,13 +20,12 @@ import numpy as np
 
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
-from npusim.sim.geometry import REDUCE_STRIDE_MAX
 from npusim.sim.isa.context import CompileContext
-from npusim.sim.isa.dup_reduce import reduce_operands
+from npusim.sim.isa.dup_reduce import reduce_operands, reduce_shape
 from npusim.sim.isa.plans import _make_plan, check_overlap
 from npusim.sim.isa.saturate import saturator_for
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
-from npusim.sim.isa.vector import VectorShape, check_static_access, compile_stride, lanes_for, locate
+from npusim.sim.isa.vector import locate
 
 GROUP_OPERANDS = (OperandSpec("mask", "mask"), OperandSpec("dst", "tensor"), OperandSpec("src", "tensor"),
                   OperandSpec("repeat_times", "int"), OperandSpec("dst_rep_stride", "int", 1),
@@ -80,14 +79,9 @@ def compile_group_reduce(instr, spec, kc: CompileContext) -> CompiledInstr:
     whole_blocks = spec.opcode == "vcpadd"                                     # vcpadd writes whole blocks
     dst, src, dtype = reduce_operands(instr, spec, kc, kc.chip.block_bytes if whole_blocks else None)
     dst_align = kc.chip.block_bytes if whole_blocks else dst.isz
-    lanes = lanes_for(kc.chip, (src,))
+    lanes, shape, dst_stride = reduce_shape(instr, kc, src)
     group = _group_size(spec.opcode, kc.chip, src.isz)
     per_repeat = lanes // group
-    shape = VectorShape(kc, instr, (src,), lanes, {"src": ("src_blk_stride", "src_rep_stride")},
-                        stride_high=REDUCE_STRIDE_MAX)
-    dst_stride = compile_stride(kc, instr, "dst_rep_stride", REDUCE_STRIDE_MAX)
-    if shape.static_plans is not None:
-        check_static_access(kc, (src,), shape.static_plans[1])
     npdt = np_dtype(dtype)
     fill = _neutral(spec.opcode, npdt)
     fix = saturator_for(kc.chip, npdt) if spec.opcode in ("vcgadd", "vcpadd") else None

@@ -11,6 +11,17 @@ from te_compat.tik.checks import (check_aligned, check_chip_dtype, check_extent,
                                   check_same_dtype, check_scope, immediate, lanes_of, last_lane, operand, span)
 
 
+def _method(opcode: str, doc: str):
+    """The TIK method ``opcode(mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride,
+    stride_unit=0)``: one instruction of the same name (stride_unit is accepted and ignored, as before)."""
+    def method(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride, stride_unit=0):
+        return self._group_reduce(opcode, opcode, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
+                                  src_rep_stride)
+    method.__name__ = method.__qualname__ = opcode
+    method.__doc__ = f"TIK ``{opcode}``: {doc}."
+    return method
+
+
 class GroupReduceMixin:
     """``vcgadd`` / ``vcgmax`` / ``vcgmin`` / ``vcpadd`` / ``vec_cpadd`` on a :class:`~te_compat.tik.Tik`."""
 
@@ -41,29 +52,11 @@ class GroupReduceMixin:
                              repeat_times=repeat_times, dst_rep_stride=dst_rep_stride,
                              src_blk_stride=src_blk_stride, src_rep_stride=src_rep_stride)
 
-    def vcgadd(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride, stride_unit=0):
-        """TIK ``vcgadd``: dst[8r + b] = pairwise-tree sum of block b of repeat r (dst_rep_stride in 8 results)."""
-        del stride_unit
-        return self._group_reduce("vcgadd", "vcgadd", mask, dst, src, repeat_times, dst_rep_stride,
-                                  src_blk_stride, src_rep_stride)
-
-    def vcgmax(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride, stride_unit=0):
-        """TIK ``vcgmax``: dst[8r + b] = max of block b of repeat r."""
-        del stride_unit
-        return self._group_reduce("vcgmax", "vcgmax", mask, dst, src, repeat_times, dst_rep_stride,
-                                  src_blk_stride, src_rep_stride)
-
-    def vcgmin(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride, stride_unit=0):
-        """TIK ``vcgmin``: dst[8r + b] = min of block b of repeat r."""
-        del stride_unit
-        return self._group_reduce("vcgmin", "vcgmin", mask, dst, src, repeat_times, dst_rep_stride,
-                                  src_blk_stride, src_rep_stride)
-
-    def vcpadd(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride, src_rep_stride, stride_unit=0):
-        """TIK ``vcpadd``: dst[i] = src lane 2i + lane 2i+1 per repeat (dst_rep_stride in 128 bytes)."""
-        del stride_unit
-        return self._group_reduce("vcpadd", "vcpadd", mask, dst, src, repeat_times, dst_rep_stride,
-                                  src_blk_stride, src_rep_stride)
+    vcgadd = _method("vcgadd", "dst[8r + b] = pairwise-tree sum of block b of repeat r (dst_rep_stride in 8 "
+                               "results)")
+    vcgmax = _method("vcgmax", "dst[8r + b] = max of block b of repeat r")
+    vcgmin = _method("vcgmin", "dst[8r + b] = min of block b of repeat r")
+    vcpadd = _method("vcpadd", "dst[i] = src lane 2i + lane 2i+1 per repeat (dst_rep_stride in 128 bytes)")
 
     def vec_cpadd(self, mask, dst, src, repeat_times, dst_rep_stride, src_rep_stride):
         """TIK ``vec_cpadd(mask, dst, src, repeat_times, dst_rep_stride, src_rep_stride)`` (block stride 1)."""

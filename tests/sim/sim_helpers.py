@@ -141,3 +141,17 @@ def tree_sum(values, dtype, saturates):
             nxt.append(s)
         level = nxt
     return level[0]
+
+
+def run_reduction(opcode, dtype, mask, blk, rep, dst_rep, repeat, chip, rng, reference):
+    """Run a per-repeat reduction on a 16 KiB UB image (float16: partial sums that overflow seeded up front) with
+    dst in its upper half; returns (device output, reference(img, opcode, mask, blk, rep, dst_rep, saturates)),
+    both viewed as unsigned integers of the dtype's width for a bit-for-bit comparison."""
+    img = rng.uniform(-100, 100, 16384 // np.dtype(dtype).itemsize).astype(dtype)
+    if dtype == "float16":
+        img[:8] = [60000, 60000, -30000, 100, 65504, 65504, 1, 1]      # partial sums overflow (910: saturate)
+    ops = dict(mask=mask, dst=img.size // 2, src=0, repeat_times=repeat, dst_rep_stride=dst_rep,
+               src_blk_stride=blk, src_rep_stride=rep)
+    out, _ = run_on_ub(opcode, img, ops, chip=chip)
+    want = reference(img, opcode, mask, blk, rep, dst_rep, get_chip(chip).saturates)
+    return out.view(f"u{img.itemsize}"), want.view(f"u{img.itemsize}")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from npusim.sim import get_chip
-from sim_helpers import address, lanes_of, ref_elementwise, run_on_ub, tree_sum as pair_tree
+from sim_helpers import address, run_reduction, lanes_of, ref_elementwise, run_on_ub, tree_sum as pair_tree
 
 RNG = np.random.default_rng(33)
 MASKS = {128: [128, 40, (0x8000_0000_0000_0001, 0x0000_FFFF_0000_0003)], 64: [64, 13, (0, 0xF0F0_0000_0000_0003)]}
@@ -43,15 +43,10 @@ CASES = [(chip, op, dt) for chip in ("Ascend910", "Ascend310", "Ascend910B1") fo
 @pytest.mark.parametrize("mask_index", [0, 1, 2])
 @pytest.mark.parametrize("blk,rep,dst_rep", [(1, 8, 1), (2, 16, 3), (0, 1, 2)])
 def test_group_reductions(chip, opcode, dtype, mask_index, blk, rep, dst_rep):
-    img = RNG.uniform(-100, 100, 16384 // np.dtype(dtype).itemsize).astype(dtype)
-    if dtype == "float16":
-        img[:8] = [60000, 60000, -30000, 100, 65504, 65504, 1, 1]      # partial sums overflow (910: saturate)
-    mask = MASKS[256 // img.itemsize][mask_index]
-    ops = dict(mask=mask, dst=img.size // 2, src=0, repeat_times=REPEAT, dst_rep_stride=dst_rep,
-               src_blk_stride=blk, src_rep_stride=rep)
-    out, _ = run_on_ub(opcode, img, ops, chip=chip)
-    ref = ref_group(img, opcode, mask, blk, rep, dst_rep, get_chip(chip).saturates)
-    assert np.array_equal(out.view(f"u{img.itemsize}"), ref.view(f"u{img.itemsize}"))
+    dtype_lanes = 256 // np.dtype(dtype).itemsize
+    out, want = run_reduction(opcode, dtype, MASKS[dtype_lanes][mask_index], blk, rep, dst_rep, REPEAT, chip, RNG,
+                              ref_group)
+    assert np.array_equal(out, want)
 
 
 def test_vcgadd_sums_a_block_as_a_pair_tree_not_left_to_right():

@@ -15,7 +15,9 @@ the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  On chi
 (:mod:`te_compat.cube.fixpipe_out`: Ascend910B1) a result without bias / gemm terms whose epilogue is at most a
 float16 cast and a relu skips UB: one ``copy_matrix_cc_to_gm`` per sub-tile writes it to GM.  Each
 hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the UB chunks are double-buffered
-(ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk.
+(ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk; where
+four k-steps of A fit L0A, its slots form a ring of four and MTE1 moves each k-step's A panel while the cube runs
+the one before (:meth:`CubeWriter._a_ring`).
 When a core runs one tile, its first sub-tile's loads follow the tiling's plan (``first_loads``,
 :mod:`te_compat.cube.load_plan`), and its last sub-tile's last k-steps run by pieces of ``nc`` columns, each piece
 leaving L0C while the cube runs the next (every element still accumulates its K in ascending order).
@@ -69,7 +71,8 @@ class CubeWriter:
         self.l1_b = kb.tensor(d.in_dtype, (self.l1_slots * self.b_chunk,), "L1", "l1_b")
         self.l0_slots = 2 if 2 * a_elems * isz <= self.chip.l0a_bytes and 2 * b_elems * isz <= \
             self.chip.l0b_bytes else 1
-        self.l0a = kb.tensor(d.in_dtype, (self.l0_slots * a_elems,), "L0A", "l0a")
+        self.a_slots = self._a_ring(a_elems * isz)
+        self.l0a = kb.tensor(d.in_dtype, (self.a_slots * a_elems,), "L0A", "l0a")
         self.l0b = kb.tensor(d.in_dtype, (self.l0_slots * b_elems,), "L0B", "l0b")
         column = t.mt * FRACTAL * FRACTAL                             # one fractal column of a tile
         self.l0c_elems = t.l0c_columns * column                       # the L0C slots together
@@ -79,6 +82,18 @@ class CubeWriter:
         self.ub_slots = 0 if self.fixpipe is not None else self._ub_slots()
         if self.fixpipe is None:
             self._declare_ub()
+
+    def _a_ring(self, step_bytes: int) -> int:
+        """L0A slots for the A panels of k-steps: four when they fit L0A and every sub-tile's and every looped
+        GM -> L1 load's k-steps fill whole turns of the ring, else one per L0 slot.  With four, MTE1 moves a
+        k-step's A panel while the cube runs the k-step before (:meth:`_k_step`), so after a mmad frees an L0B
+        slot the next mmad waits for one B panel, not for A and B."""
+        t = self.t
+        ring = 4
+        if self.l0_slots == 2 and ring * step_bytes <= self.chip.l0a_bytes and (t.k1 // t.kt) % ring == 0 and \
+                (t.kl1 // t.kt) % ring == 0:
+            return ring
+        return self.l0_slots
 
     def _declare_ub(self) -> None:
         kb, t, d = self.kb, self.t, self.d
@@ -211,6 +226,7 @@ class CubeWriter:
         steps = k_count // t.kt
         last = min(steps, self.l0_slots) if split else 0     # the k-steps the L0 slots hold together
         split_steps = []
+        ahead = self.a_slots > self.l0_slots                 # A panels move one k-step ahead (_a_ring)
         for step in range(steps):        # the L0 slots alternate over every k-step of the sub-tile
             if self.l0_slots == 1:
                 l0_slot = 0
@@ -218,17 +234,30 @@ class CubeWriter:
                 l0_slot = (k_first // t.kt + step) % 2
             else:                                           # a looped load of an even step count
                 l0_slot = step % 2
-            operands = (l1_a0 + step * self.a_elems, l1_b0 + step * b_step, l0_slot, not (first and step == 0))
+            operands = (l1_a0 + step * self.a_elems, l1_b0 + step * b_step, l0_slot, not (first and step == 0),
+                        self._a_slot(k_first, step, l0_slot))
             if step >= steps - last:
                 split_steps.append(operands)
             else:
-                self._k_step(operands[0], operands[1], (l0_slot, l0c_slot), width, accumulate=operands[3])
+                following = None
+                if ahead and step + 1 < steps - last:
+                    following = (l1_a0 + (step + 1) * self.a_elems, self._a_slot(k_first, step + 1, None))
+                self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
+                             accumulate=operands[3], own_a=not ahead or step == 0, next_a=following)
         if split_steps:
             self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot)
         kb.set_flag("MTE1", "MTE2", slot)
 
+    def _a_slot(self, k_first, step: int, l0_slot):
+        """The L0A slot of k-step ``step`` of a load from K fractal ``k_first``: the L0 slot, or its place in
+        the ring of :meth:`_a_ring` (whose looped loads fill whole turns, so ``step`` alone decides there)."""
+        if self.a_slots == self.l0_slots:
+            return l0_slot
+        first = k_first // self.t.kt if isinstance(k_first, int) else 0
+        return (first + step) % self.a_slots
+
     def _split_k_steps(self, b, m1_0, columns: tuple, steps: list, l0c_slot: int) -> None:
-        """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate) each, at most one per L0
+        """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate, L0A slot) each, at most one per L0
         slot) by pieces of ``nc`` fractal columns: every piece's B columns in their own nZ panel of L0B, the
         mmads piece after piece (each piece's k-steps in K order), and each piece out of L0C (UB chunk or
         fixpipe copy) as soon as its mmads are done, while the cube runs the next piece."""
@@ -239,15 +268,15 @@ class CubeWriter:
         column = t.mt * FRACTAL * FRACTAL                   # one fractal column of L0C
 
         def mmad(operands, piece):
-            a0, b0 = operands[2] * self.a_elems, operands[2] * self.b_elems
+            a0, b0 = operands[4] * self.a_elems, operands[2] * self.b_elems
             kb.mmad(self.l0c[self.slot_base[l0c_slot] + piece * pw * column], self.l0a[a0],
                     self.l0b[b0 + piece * piece_b], t.mt * FRACTAL, t.kt * k0, pw * FRACTAL, operands[3])
 
         for i, operands in enumerate(steps):
-            l1_a0, l1_b0, l0_slot, _ = operands
+            l1_a0, l1_b0, l0_slot, _, a_slot = operands
             final = i == len(steps) - 1
             kb.wait_flag("M", "MTE1", l0_slot)
-            self._a_to_l0a(l1_a0, l0_slot * self.a_elems)
+            self._a_to_l0a(l1_a0, a_slot * self.a_elems)
             for piece in range(pieces):
                 kb.data_move(self.l0b[l0_slot * self.b_elems + piece * piece_b],
                              self.l1_b[l1_b0 + piece * pw * FRACTAL * k0], 0, t.kt, pw * FRACTAL,
@@ -283,16 +312,24 @@ class CubeWriter:
         self._l0c_to_vector(slot)
         self._chunk(b, m1_0, n1_0 - piece * t.nc, slot, piece, last)
 
-    def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool) -> None:
+    def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool, own_a: bool = True,
+                next_a: tuple = None) -> None:
         """L1 -> L0A / L0B of one k-step (``kt`` fractals of K, ``width`` fractal columns) and its mmad;
-        ``slots`` = (L0 slot, L0C slot)."""
+        ``slots`` = (L0 slot, L0C slot, L0A slot).  ``own_a`` False: the k-step before moved this one's A panel;
+        ``next_a`` = (L1 offset, L0A slot): the next k-step's A panel, moved after this one's B panel while the
+        cube runs this k-step.  That needs no flag of its own: the L0A ring has four slots, and waiting for this
+        L0B slot (freed by the mmad two k-steps back) waited for the last mmad that read the next one's L0A slot
+        (three back)."""
         kb, t, k0 = self.kb, self.t, self.k0
-        l0_slot, l0c_slot = slots
+        l0_slot, l0c_slot, a_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)
-        a0, b0 = l0_slot * self.a_elems, l0_slot * self.b_elems
-        self._a_to_l0a(l1_a0, a0)
+        a0, b0 = a_slot * self.a_elems, l0_slot * self.b_elems
+        if own_a:
+            self._a_to_l0a(l1_a0, a0)
         kb.data_move(self.l0b[b0], self.l1_b[l1_b0], 0, 1, t.kt * width * FRACTAL, 0, 0)
         kb.set_flag("MTE1", "M", 0)
+        if next_a is not None:
+            self._a_to_l0a(next_a[0], next_a[1] * self.a_elems)
         kb.wait_flag("MTE1", "M", 0)
         kb.mmad(self.l0c[self.slot_base[l0c_slot]], self.l0a[a0], self.l0b[b0], t.mt * FRACTAL, t.kt * k0,
                 width * FRACTAL, accumulate)

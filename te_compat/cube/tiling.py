@@ -239,8 +239,9 @@ def _fits(mt: int, parts: tuple, b: _Budget, chip) -> bool:
 
 
 def _splits(nt: int) -> list:
-    """Sub-tile widths of an ``nt``-column tile: 1, 2 or 4 equal ones, or a wide one then a narrow one (the
-    narrow last sub-tile leaves little epilogue after the last mmad)."""
+    """Sub-tile widths of an ``nt``-column tile: 1, 2 or 4 equal ones, a wide one then a narrow one (the
+    narrow last sub-tile leaves little epilogue after the last mmad), several equal ones then a narrower one, or a
+    wide one then two equal narrower ones."""
     found = [(nt // sub,) * sub for sub in (1, 2, 4) if nt % sub == 0]
     found += [(nt - narrow, narrow) for narrow in _divisors(nt) if 2 * narrow < nt]
     for sub in (3, 4, 5, 6):        # ``sub`` - 1 equal ones and a narrower last one
@@ -248,6 +249,10 @@ def _splits(nt: int) -> list:
         last = nt - (sub - 1) * width
         if 0 < last < width:
             found.append((width,) * (sub - 1) + (last,))
+    for narrow in range(1, nt):     # a wide first one (it also brings a resident A panel) then two equal ones
+        wide = nt - 2 * narrow
+        if wide > narrow and (wide, narrow, narrow) not in found:
+            found.append((wide, narrow, narrow))
     return found
 
 

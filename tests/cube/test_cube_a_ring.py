@@ -1,0 +1,52 @@
+"""The cube schedule's L0A ring (te_compat/cube/kernel.py ``CubeWriter._a_ring``): when four k-steps of A fit L0A,
+MTE1 moves each k-step's A panel while the cube still runs the k-step before, so after a mmad frees an L0B slot the
+next mmad waits for one B panel only.  Same instructions, same results; a shorter estimate where MTE1 limits (the
+narrow last sub-tile of Ascend910's 1024^3 tiles: 4 columns, whose A and B panels take MTE1 about as long as the
+mmad takes the cube)."""
+import numpy as np
+import pytest
+
+from npusim.sim import profile, set_chip
+from te_compat.cube.kernel import CubeWriter
+from tests.cube.test_cube_tiling_profile import _bench
+
+
+def _run(monkeypatch, ring: bool, size: int = 1024):
+    if not ring:
+        monkeypatch.setattr(CubeWriter, "_a_ring", lambda self, step_bytes: self.l0_slots)
+    kernel, _ = _bench().build(size)
+    frac = size // 16
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((frac, frac, 16, 16)).astype(np.float16)
+    b = rng.standard_normal((frac, frac, 16, 16)).astype(np.float16)
+    with profile() as prof:
+        out = kernel.run(a, b)
+    monkeypatch.undo()
+    out = np.asarray(out[0] if isinstance(out, (list, tuple)) else out)
+    return out, prof.rows()[-1]["cycles"], prof.records[-1].trace
+
+
+def test_ring_keeps_the_result_and_shortens_the_estimate(monkeypatch):
+    set_chip("Ascend910")
+    ringed, ring_cycles, trace = _run(monkeypatch, ring=True)
+    plain, plain_cycles, plain_trace = _run(monkeypatch, ring=False)
+    assert np.array_equal(ringed.view(np.uint16), plain.view(np.uint16))
+    assert ring_cycles < 0.99 * plain_cycles
+    # the ring takes four k-steps of A (8 x 4 fractals, 16 KiB each) in L0A, two slots without it
+    l0a = [t for t in trace.statics if "l0a[" in t.text and t.text.startswith("data_move(dst=l0a")]
+    offsets = {int(t.text.split("l0a[")[1].split("]")[0]) for t in l0a if t.text.split("l0a[")[1][0].isdigit()}
+    assert max(offsets) >= 3 * 8192 and all(o < 4 * 8192 for o in offsets)
+
+
+@pytest.mark.parametrize("chip_name", ["Ascend910", "Ascend910B1"])
+@pytest.mark.parametrize("m, k, n", [(256, 512, 256), (100, 300, 200), (512, 1024, 512)])
+def test_other_shapes_give_the_same_bits_with_and_without_the_ring(monkeypatch, chip_name, m, k, n):
+    """Whether or not a shape's k-steps fill whole turns of the ring (else it keeps the two L0 slots), the
+    result is the same as without the ring, and float16 rounding of the float32 product."""
+    set_chip(chip_name)
+    from tests.cube.test_cube_tiling_plan import _run_nz
+    got, ref, _ = _run_nz(m, k, n, seed=7)
+    monkeypatch.setattr(CubeWriter, "_a_ring", lambda self, step_bytes: self.l0_slots)
+    plain, _, _ = _run_nz(m, k, n, seed=7)
+    assert np.array_equal(got, plain)
+    assert np.all(np.abs(got - ref) <= 2e-3 * np.abs(ref) + 2e-2)

@@ -3,9 +3,9 @@
 ``tensor_mov(dst, src, block_mode, nburst, burst_len, dst_stride, src_stride, ...)`` covers the two forms public TIK
 kernels use: block_mode ``''`` moves ``burst_len`` 32-byte blocks per burst between GM / UB / L1 as ``data_move``
 does (note the stride order: dst's gap before src's); block_mode ``'m'`` moves whole 16 x 16 fractals of L1OUT
-(L0C) into UB, ``burst_len`` and the gaps counted in fractals, with ``relu`` applied to what it moved.  Conversions
-on the way (``deqscale``, a dst dtype other than src's), ``sid_store_mode`` and padding raise a typed error naming
-``fixpipe``, which does them.
+(L0C) into UB, ``burst_len`` and the gaps counted in fractals, with ``relu`` applied to what it moved; a dst dtype
+other than src's converts on the way (``copy_matrix_cc_to_ubuf``: f32 -> f16, f16 -> f32, s32 -> f16, relu on the
+float forms).  ``deqscale``, ``sid_store_mode``, padding and on-the-fly modes raise a typed error.
 """
 from __future__ import annotations
 
@@ -62,19 +62,19 @@ class MoveMixin:
     def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride, deqscale=None,
                    sid_store_mode=None, relu=False, pad_mode=None, pad_value=None, onthefly_mode=0, *args, **kwargs):
         """TIK ``tensor_mov``: block_mode '' moves 32-byte blocks (GM / UB / L1, as ``data_move``); 'm' moves
-        16 x 16 fractals from L1OUT (L0C) to UB, then ``relu`` on them."""
+        16 x 16 fractals from L1OUT (L0C) to UB, then ``relu`` on them, converting when the dtypes differ."""
         del args, kwargs
         mode = "" if block_mode is None else block_mode
         d, s = operand("dst", dst), operand("src", src)
         unsupported = [name for name, value, default in (("deqscale", deqscale, None), ("sid_store_mode",
                        sid_store_mode, None), ("pad_mode", pad_mode, None), ("pad_value", pad_value, None),
                        ("onthefly_mode", onthefly_mode, 0)) if value is not default and value != default]
-        if d.dtype != s.dtype:
-            unsupported.append(f"a conversion from {s.dtype} to {d.dtype}")
+        if d.dtype != s.dtype and mode != "m":
+            unsupported.append(f"a conversion from {s.dtype} to {d.dtype} outside block_mode 'm'")
         if unsupported:
             raise TikInstructionUnsupportedError(f"tensor_mov with {', '.join(unsupported)} is not supported by "
-                                                 f"npusim yet; fixpipe (L1OUT -> GM) converts, quantizes and "
-                                                 f"applies relu")
+                                                 f"npusim yet (block_mode 'm' converts f32 -> f16, f16 -> f32 and "
+                                                 f"s32 -> f16; fixpipe (L1OUT -> GM) quantizes)")
         if mode == "":
             if relu:
                 raise TikInstructionUnsupportedError("tensor_mov: relu is not supported by npusim for block_mode "
@@ -90,6 +90,8 @@ class MoveMixin:
         length = check_range("burst_len", burst_len, 1, DATA_MOVE_BURST_MAX // unit)
         gaps = [check_range(name, value, 0, DATA_MOVE_GAP_MAX // unit)
                 for name, value in (("src_stride", src_stride), ("dst_stride", dst_stride))]
+        if d.dtype != s.dtype:      # the converting L0C -> UB copy (crMode from the dtypes), fractal units
+            return self._kb.emit("copy_matrix_cc_to_ubuf", dst, src, 0, count, length, gaps[0], gaps[1], bool(relu))
         instr = self.data_move(dst, src, 0, count, length * unit, gaps[0] * unit, gaps[1] * unit)
         if relu:
             self._relu_after_move(dst, count, length * unit, gaps[1] * unit, d.dtype)

@@ -20,12 +20,16 @@ four k-steps of A fit L0A, its slots form a ring of four and MTE1 moves each k-s
 the one before (:meth:`CubeWriter._a_ring`).
 When a core runs one tile, its first sub-tile's loads follow the tiling's plan (``first_loads``,
 :mod:`te_compat.cube.load_plan`), and its last sub-tile's last k-steps run by pieces of ``nc`` columns, each piece
-leaving L0C while the cube runs the next (every element still accumulates its K in ascending order).
+leaving L0C while the cube runs the next (every element still accumulates its K in ascending order); on chips with
+``copy_matrix_cc_to_ubuf`` those pieces are cast (and relu'd) by the move out of L0C itself
+(:func:`te_compat.cube.fixpipe_out.ub_convert`).  Earlier sub-tiles keep the move, vconv and vrelu: their stores,
+paced by the vector pipe, interleave with the next sub-tile's GM reads, which bunched stores would hold up on the
+core's HBM share.
 """
 from __future__ import annotations
 
 from npusim.sim import KernelBuilder
-from te_compat.cube.fixpipe_out import fixpipe_out
+from te_compat.cube.fixpipe_out import fixpipe_out, ub_convert
 from te_compat.cube.gemm_epilogue import GemmEpilogue
 from te_compat.cube.graph import CubeGraph
 from te_compat.cube.tiling import CubeTiling, tile_start
@@ -51,6 +55,9 @@ class CubeWriter:
         self.c_dtype = gemm_handles["c"].dtype if gemm_handles and gemm_handles.get("c") is not None else None
         self.fixpipe = fixpipe_out(graph, chip)     # None: the result leaves L0C through UB
         self.out_pipe = "V" if self.fixpipe is None else "FIX"     # the pipe that frees an L0C slot
+        # the UB path's move out of L0C converts (and relus) on the way where the chip can (fixpipe_out)
+        self.ub_convert = ub_convert(graph, chip, bias_src is not None) if self.fixpipe is None and \
+            ("L0C", "UB") in chip.paths else None
         self._declare_locals()
         self.gemm = GemmEpilogue(self, graph.gemm, gemm_handles) if graph.gemm is not None else None
 
@@ -310,7 +317,7 @@ class CubeWriter:
                 kb.set_flag("FIX", "M", slot)
             return
         self._l0c_to_vector(slot)
-        self._chunk(b, m1_0, n1_0 - piece * t.nc, slot, piece, last)
+        self._chunk(b, m1_0, n1_0 - piece * t.nc, slot, piece, last, convert=True)
 
     def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool, own_a: bool = True,
                 next_a: tuple = None) -> None:
@@ -382,11 +389,14 @@ class CubeWriter:
                                 t.mt * FRACTAL, t.mt * FRACTAL, rows, relu=self.fixpipe.relu)
         kb.set_flag("FIX", "M", slot)               # this L0C slot may take the next sub-tile
 
-    def _load_chunk(self, slot: int, chunk: int, ub_acc, last: bool) -> None:
+    def _load_chunk(self, slot: int, chunk: int, ub_acc, last: bool, convert: bool = False) -> None:
         kb, d = self.kb, self.d
         nbytes = self.chunk_elems * _ITEMSIZE[d.acc_dtype]
         l0c = self.l0c[self.slot_base[slot] + chunk * self.chunk_elems]
-        if self.has_l0c_ub:
+        if convert:                         # converted into the UB chunk of the cast's dtype
+            kb.emit("copy_matrix_cc_to_ubuf", ub_acc[0], l0c, 0, 1, self.chunk_elems // (FRACTAL * FRACTAL), 0, 0,
+                    self.ub_convert.relu)
+        elif self.has_l0c_ub:
             kb.data_move(ub_acc[0], l0c, 0, 1, nbytes // self.blk, 0, 0)
         else:
             ws = self.ws_acc[kb.block_idx * self.l0c_elems + self.slot_base[slot] + chunk * self.chunk_elems]
@@ -399,22 +409,28 @@ class CubeWriter:
         if last:
             kb.set_flag("V", "M", slot)             # this L0C slot may take the next sub-tile
 
-    def _chunk(self, b, m1_0, n1_0, slot: int, chunk: int, last: bool) -> None:
+    def _chunk(self, b, m1_0, n1_0, slot: int, chunk: int, last: bool, convert: bool = False) -> None:
         kb, t, d = self.kb, self.t, self.d
         uslot = chunk % self.ub_slots
         kb.wait_flag("MTE3", "V", uslot)            # this UB slot is free (its previous chunk's store is done)
-        current = self._ub_of(d.acc_dtype, uslot)
-        self._load_chunk(slot, chunk, current, last)
         n_first = n1_0 + chunk * t.nc
-        if self.bias_src is not None:
-            self._add_bias(n_first + (b * t.n1 if self.bias_batched else 0), current, uslot)
-        if self.gemm is not None:        # alpha * acc + beta * C in the accumulator dtype (gemm_epilogue)
-            self.gemm.apply(current, b, m1_0, n_first, uslot)
-        dtype = d.acc_dtype
-        if d.out_dtype != dtype:
-            current = self._cast(current, dtype, d.out_dtype, uslot)
-            dtype = d.out_dtype
-        for step in self.g.epilogue:
+        steps = self.g.epilogue
+        if convert and self.ub_convert is not None:     # the move out of L0C casts (and relus)
+            dtype, steps = self.ub_convert.dst_dtype, self.ub_convert.steps
+            current = self._ub_of(dtype, uslot)
+            self._load_chunk(slot, chunk, current, last, convert=True)
+        else:
+            current = self._ub_of(d.acc_dtype, uslot)
+            self._load_chunk(slot, chunk, current, last)
+            if self.bias_src is not None:
+                self._add_bias(n_first + (b * t.n1 if self.bias_batched else 0), current, uslot)
+            if self.gemm is not None:        # alpha * acc + beta * C in the accumulator dtype (gemm_epilogue)
+                self.gemm.apply(current, b, m1_0, n_first, uslot)
+            dtype = d.acc_dtype
+            if d.out_dtype != dtype:
+                current = self._cast(current, dtype, d.out_dtype, uslot)
+                dtype = d.out_dtype
+        for step in steps:
             current = self._step(current, step, uslot)
             dtype = step.dst_dtype
         kb.set_flag("V", "MTE3", uslot)

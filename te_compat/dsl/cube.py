@@ -11,8 +11,11 @@ Formats of a 2-D matrix X[r, c] (each input is A or A^T, B or B^T as stored; the
 ``ND`` — row-major ``[r, c]``; ``FRACTAL_NZ`` — ``[ceil(c / c0), ceil(r / 16), 16, c0]`` with X[r, c] at
 ``[c // c0, r // 16, r % 16, c % c0]`` (c0: one 32-byte block of the dtype, 16 float16 / 32 int8; read from the
 tensor's last dim), the padding zero.
+``FRACTAL_Z`` (CANN's weight layout, e.g. matmul's B as int8 matmul and fully_connection pass it) —
+``[ceil(r / c0), ceil(c / 16), 16, c0]`` with X[r, c] at ``[r // c0, c // 16, c % 16, r % c0]``: element for element
+the FRACTAL_NZ of X^T, which is how it is read (the operand's transpose flag flipped).
 A FRACTAL_NZ placeholder whose attrs carry ``ori_shape`` (as CANN op files set them) has the unpadded sizes of that
-shape; without it, the padded ones.  A batch_matmul input has the batch dims in front.  Accumulation order and
+shape; without it, and for FRACTAL_Z (as CANN's matmul), the padded ones.  A batch_matmul input has the batch dims in front.  Accumulation order and
 rounding follow the cube: products and sums in float32 (int32), one rounding to ``dst_dtype`` at the end.
 """
 from __future__ import annotations
@@ -24,7 +27,7 @@ from tvm import te, tirx
 from npusim.errors import TbeArgumentError, TbeDtypeError, UnsupportedError
 
 FRACTAL = 16
-ND, NZ = "ND", "FRACTAL_NZ"
+ND, NZ, FZ = "ND", "FRACTAL_NZ", "FRACTAL_Z"
 MMAD_TAG, MATMUL_TAG = "matmul_mmad", "matmul"
 _ACC = {"float16": "float32", "int8": "int32", "uint8": "int32"}
 _OUT = {"float16": ("float16", "float32"), "int8": ("int32",), "uint8": ("int32",)}
@@ -68,7 +71,7 @@ def _stored_2d(shape: tuple, fmt: str, dtype: str, what: str) -> tuple:
             raise TbeArgumentError(f"matmul: {what} in FRACTAL_NZ format must end in [c1, r1, 16, c0], got "
                                    f"{list(shape)}")
         return shape[:-4], shape[-3] * FRACTAL, shape[-4] * shape[-1]
-    raise TbeArgumentError(f"matmul: format of {what} must be ND or FRACTAL_NZ, got {fmt!r}")
+    raise TbeArgumentError(f"matmul: format of {what} must be ND, FRACTAL_NZ or FRACTAL_Z, got {fmt!r}")
 
 
 def _element(tensor, fmt: str, batch: tuple, r, c, dtype: str):
@@ -79,11 +82,13 @@ def _element(tensor, fmt: str, batch: tuple, r, c, dtype: str):
     return tensor[(*batch, c // c0, r // FRACTAL, r % FRACTAL, c % c0)]
 
 
-def _ori_2d(tensor, fmt: str, rows: int, cols: int) -> tuple:
+def _ori_2d(tensor, fmt: str, rows: int, cols: int, swapped: bool = False) -> tuple:
     """(rows, cols) of a stored matrix: a FRACTAL_NZ placeholder's ``ori_shape`` attr (as CANN's op files set it)
-    gives the unpadded sizes; otherwise the stored (padded) ones."""
+    gives the unpadded sizes; otherwise the stored (padded) ones.  A FRACTAL_Z operand (``swapped``: read as the
+    FRACTAL_NZ of its transpose) keeps its padded sizes, as CANN's matmul takes them from the fractal shape: its
+    ``ori_shape`` may be the matrix's or its transpose's (MindSpore passes a Dense weight's [n, k])."""
     attrs = getattr(tensor.op, "attrs", None) or {}
-    if fmt != NZ or "ori_shape" not in attrs:
+    if fmt != NZ or swapped or "ori_shape" not in attrs:
         return rows, cols
     ori = [int(v) for v in attrs["ori_shape"]]
     if len(ori) < 2 or not (0 < ori[-2] <= rows and 0 < ori[-1] <= cols):
@@ -102,12 +107,15 @@ def _check_dtypes(a, b, dst_dtype: str) -> tuple:
     return in_dtype, _ACC[in_dtype]
 
 
-def _describe(a, b, trans_a, trans_b, format_a, format_b, format_out, dst_dtype, bias) -> MatmulDesc:
+def _describe(a, b, trans_a, trans_b, format_a, format_b, format_out, dst_dtype, bias,
+              swapped: tuple = (False, False)) -> MatmulDesc:
+    """``swapped``: whether A / B came as FRACTAL_Z (now read as FRACTAL_NZ of their transposes, see
+    :func:`z_as_nz`)."""
     in_dtype, acc = _check_dtypes(a, b, dst_dtype)
     batch_a, ra, ca = _stored_2d(_shape(a), format_a, in_dtype, "tensor_a")
     batch_b, rb, cb = _stored_2d(_shape(b), format_b, in_dtype, "tensor_b")
-    ra, ca = _ori_2d(a, format_a, ra, ca)
-    rb, cb = _ori_2d(b, format_b, rb, cb)
+    ra, ca = _ori_2d(a, format_a, ra, ca, swapped[0])
+    rb, cb = _ori_2d(b, format_b, rb, cb, swapped[1])
     m, k = (ca, ra) if trans_a else (ra, ca)
     k_b, n = (cb, rb) if trans_b else (rb, cb)
     if format_a == NZ or format_b == NZ:   # padded fractal dims: K must agree once both are padded
@@ -198,11 +206,19 @@ def _format(value, name: str) -> str:
     return {"ND": ND, "NZ": NZ, "FRACTAL_NZ": NZ}.get(text, text)
 
 
+def z_as_nz(fmt: str, trans: bool) -> tuple:
+    """(format, transpose, was FRACTAL_Z) of an operand: FRACTAL_Z X is FRACTAL_NZ X^T element for element, so it
+    is read as that with the transpose flag flipped."""
+    if fmt == FZ:
+        return NZ, not trans, True
+    return fmt, trans, False
+
+
 def matmul(tensor_a, tensor_b, trans_a=False, trans_b=False, format_a="ND", format_b="ND", alpha_num=1.0,
            beta_num=0.0, dst_dtype="float16", tensor_bias=None, quantize_params=None, format_out=None,
            compress_index=None, attrs=None, kernel_name="MatMul"):
     """``te.lang.cce.matmul`` / ``tbe.dsl.matmul``: ``op(A) @ op(B) (+ bias)`` in ``dst_dtype`` (see the module
-    docstring).  ``format_out`` defaults to FRACTAL_NZ when an input is FRACTAL_NZ, else ND.  ``alpha_num`` /
+    docstring).  ``format_out`` defaults to FRACTAL_NZ when an input is FRACTAL_NZ or FRACTAL_Z, else ND.  ``alpha_num`` /
     ``beta_num`` are not computed by CANN's matmul: the 2020 one rejects anything but 1.0 / 0.0 ("we not support
     this situation now!"), the 2022 one documents them as unused (beta default 1.0); so alpha 1.0 with beta 0.0 or
     1.0 is accepted and anything else raises TbeArgumentError (``gemm`` computes alpha / beta).  Quantisation and
@@ -212,13 +228,14 @@ def matmul(tensor_a, tensor_b, trans_a=False, trans_b=False, format_a="ND", form
                                f"this situation now! (CANN's matmul does not scale; use gemm for alpha / beta)")
     if quantize_params is not None or compress_index is not None:
         raise UnsupportedError(f"matmul '{kernel_name}': quantize_params / compress_index are not modelled")
-    format_a, format_b = _format(format_a, "format_a"), _format(format_b, "format_b")
+    format_a, trans_a, z_a = z_as_nz(_format(format_a, "format_a"), bool(trans_a))
+    format_b, trans_b, z_b = z_as_nz(_format(format_b, "format_b"), bool(trans_b))
     default_out = NZ if NZ in (format_a, format_b) else ND
     format_out = _format(format_out if format_out is not None else default_out, "format_out")
     if format_out not in (ND, NZ):
         raise TbeArgumentError(f"matmul: format_out must be ND or FRACTAL_NZ, got {format_out!r}")
     desc = _describe(tensor_a, tensor_b, trans_a, trans_b, format_a, format_b, format_out, str(dst_dtype),
-                     tensor_bias)
+                     tensor_bias, (z_a, z_b))
     return _build(tensor_a, tensor_b, tensor_bias, desc)
 
 

@@ -10,7 +10,8 @@ on the host (numpy; the conversions move data only, exactly):
   dtype: 16 for 2-byte, 8 for 4-byte, 32 for 1-byte dtypes), zero padding; ori_format ``ND``;
 * ``NC1HWC0`` of NCHW ``[n, c, h, w]``: ``[n, ceil(c / c0), h, w, c0]``; ori_format ``NCHW``;
 * ``FRACTAL_Z`` of an NCHW weight ``[n, c, h, w]``: ``[ceil(c / c0) * h * w, ceil(n / 16), 16, c0]``;
-  ori_format ``NCHW``.
+  ori_format ``NCHW``.  A 2-D tensor ``[n, c]`` (a MatMul / Dense weight) is padded to NCHW ``[n, c, 1, 1]`` first, as
+  MindSpore's TransData pads it: ``[ceil(c / c0), ceil(n / 16), 16, c0]``; ori_format ``ND``.
 
 Formats named as MindSpore's defaults (``DefaultFormat``, ``ND``, ``NCHW``, "") are left alone; any other format
 raises UnsupportedError naming it.
@@ -40,7 +41,12 @@ class Layout:
 
     @property
     def ori_format(self) -> str:
-        return _ORI_FORMAT[self.format]
+        return "ND" if self.format == FRACTAL_Z and len(self.ori_shape) == 2 else _ORI_FORMAT[self.format]
+
+
+def _nchw(shape: tuple, fmt: str) -> tuple:
+    """``shape`` as NCHW: a 2-D FRACTAL_Z operand ``[n, c]`` is ``[n, c, 1, 1]`` (MindSpore's padding)."""
+    return (*shape, 1, 1) if fmt == FRACTAL_Z and len(shape) == 2 else tuple(shape)
 
 
 def _c0(dtype) -> int:
@@ -64,8 +70,10 @@ def converted_shape(fmt: str, shape: tuple, dtype) -> tuple:
         *batch, r, c = shape
         return (*batch, _up(c, c0) // c0, _up(r, FRACTAL) // FRACTAL, FRACTAL, c0)
     if fmt in (NC1HWC0, FRACTAL_Z):
+        shape = _nchw(shape, fmt)
         if len(shape) != 4:
-            raise OpValueError(f"format {fmt} needs an NCHW (4-D) tensor, got {list(shape)}")
+            raise OpValueError(f"format {fmt} needs an NCHW (4-D{' or 2-D' if fmt == FRACTAL_Z else ''}) tensor, "
+                               f"got {list(shape)}")
         n, c, h, w = shape
         if fmt == NC1HWC0:
             return (n, _up(c, c0) // c0, h, w, c0)
@@ -85,7 +93,8 @@ def to_format(array: np.ndarray, fmt: str) -> np.ndarray:
         nb = len(batch)
         split = padded.reshape(*batch, rp // FRACTAL, FRACTAL, cp // c0, c0)
         return np.ascontiguousarray(split.transpose(*range(nb), nb + 2, nb, nb + 1, nb + 3))
-    n, c, h, w = array.shape
+    n, c, h, w = _nchw(array.shape, fmt)
+    array = array.reshape(n, c, h, w)
     cp = _up(c, c0)
     if fmt == NC1HWC0:
         padded = np.zeros((n, cp, h, w), array.dtype)
@@ -110,13 +119,13 @@ def from_format(array: np.ndarray, fmt: str, ori_shape: tuple) -> np.ndarray:
         c1, r1, _, c0 = shape[nb:]
         whole = data.transpose(*range(nb), nb + 1, nb + 2, nb, nb + 3).reshape(*batch, r1 * FRACTAL, c1 * c0)
         return np.ascontiguousarray(whole[..., :r, :c])
-    n, c, h, w = ori_shape
+    n, c, h, w = _nchw(tuple(ori_shape), fmt)
     if fmt == NC1HWC0:
         whole = data.transpose(0, 1, 4, 2, 3).reshape(n, -1, h, w)
         return np.ascontiguousarray(whole[:, :c])
     c1hw, n1, _, c0 = shape
     whole = data.reshape(c1hw // (h * w), h, w, n1, FRACTAL, c0).transpose(3, 4, 0, 5, 1, 2)
-    return np.ascontiguousarray(whole.reshape(n1 * FRACTAL, -1, h, w)[:n, :c])
+    return np.ascontiguousarray(whole.reshape(n1 * FRACTAL, -1, h, w)[:n, :c].reshape(tuple(ori_shape)))
 
 
 def row_layouts(row, in_arrays: list, out_shapes, out_dtypes) -> tuple:

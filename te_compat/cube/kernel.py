@@ -6,9 +6,10 @@ sub-tile's epilogue overlaps the next one's mmads; the first sub-tile takes the 
 one its first, so where tiles overlap the lower block writes the shared columns first, as running the blocks one
 after another would) and per GM -> L1 load of ``kl`` fractals of K: MTE2 loads the A and B panels into L1 (one
 strided move each, from the native layouts of :mod:`te_compat.cube.staging`; an A panel resident in L1 only for
-the first sub-tile), then for each k-step of ``kt`` fractals MTE1 moves them to L0A (zZ: one move per fractal
-column of the panel, or per fractal row when that is fewer) and L0B (nZ: one move) and M runs one
-``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks (Ascend910: L0C->UB;
+the first sub-tile; a load3d convolution's L1 holds channel blocks of the image's feature map instead), then for
+each k-step of ``kt`` fractals MTE1 moves them to L0A (zZ: one move per fractal column of the panel, or per fractal
+row when that is fewer; a load3d convolution: one load3d per fractal row of output pixels) and L0B (nZ: one move)
+and M runs one ``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks (Ascend910: L0C->UB;
 chips without that path, e.g. Ascend910B1, go through a GM workspace on FIX then MTE2), the vector unit adds the
 bias (float32 / int32) or applies gemm's ``alpha * acc + beta * C`` (:mod:`te_compat.cube.gemm_epilogue`), casts to
 the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  On chips with a FIX pipe
@@ -29,6 +30,8 @@ core's HBM share.
 from __future__ import annotations
 
 from npusim.sim import KernelBuilder
+from npusim.sim.builder import E, raw
+from npusim.sim.kernel import BinOp
 from te_compat.cube.fixpipe_out import fixpipe_out, ub_convert
 from te_compat.cube.gemm_epilogue import GemmEpilogue
 from te_compat.cube.graph import CubeGraph
@@ -43,8 +46,10 @@ class CubeWriter:
     """Writes one cube kernel into a KernelBuilder (see the module docstring)."""
 
     def __init__(self, kb: KernelBuilder, chip, graph: CubeGraph, tiling: CubeTiling, sources: dict, out_dst,
-                 bias_src, b_batched: bool, gemm_handles: dict = None):
+                 bias_src, b_batched: bool, gemm_handles: dict = None, load3d=None):
         self.kb, self.chip, self.g, self.t = kb, chip, graph, tiling
+        self.load3d = load3d        # a convolution's geometry: A is the feature map, gathered by load3d
+        self.m_start = 0            # the current tile's first fractal row of M (load3d's window corners)
         self.b_batched = b_batched
         self.d = graph.desc
         self.a_src, self.b_src = sources["a"], sources["b"]
@@ -69,6 +74,8 @@ class CubeWriter:
         isz = _ITEMSIZE[d.in_dtype]
         scale = t.kl1 // t.kt
         self.a_chunk, self.b_chunk = a_elems * scale, b_elems * scale        # one GM -> L1 load
+        if self.load3d is not None:          # one load's channel blocks of the image's feature map
+            self.a_chunk = self.load3d.plane_elems(self.k0)
         a_l1 = (t.k1 // t.kl1) * self.a_chunk if t.a_resident else 2 * self.a_chunk
         self.l1_slots = 2 if (a_l1 + 2 * self.b_chunk) * isz <= self.chip.l1_bytes else 1
         self.a_resident = t.a_resident and self.l1_slots == 2     # else every sub-tile reads its A panels
@@ -165,6 +172,7 @@ class CubeWriter:
         rest = tile % per_batch
         m1_0 = tile_start(rest // n_tiles, m_tiles, t.m1, t.mt)
         n_start = tile_start(rest % n_tiles, n_tiles, t.n1, t.nt)
+        self.m_start = m1_0
         loads = t.k1 // t.kl1
         for part, width in enumerate(t.parts):   # sub-tiles alternate between the L0C slots: one's epilogue
             n1_0 = n_start + t.nt - sum(t.parts[:part + 1])      # overlaps the next one's mmads
@@ -214,6 +222,8 @@ class CubeWriter:
         (k_first, k_count), a_range = ranges
         slot = slot if self.l1_slots == 2 else 0
         l1_a0 = k_first * t.mt * FRACTAL * k0 if self.a_resident else slot * self.a_chunk
+        a_at = (lambda step: (l1_a0, step * t.kt)) if self.load3d is not None else \
+            (lambda step: l1_a0 + step * self.a_elems)     # a k-step's A in L1 (load3d: plane, K fractal)
         l1_b0 = slot * self.b_chunk
         b_step = t.kt * width * FRACTAL * k0                          # one k-step of this sub-tile's B panel
         kb.wait_flag("MTE1", "MTE2", slot)
@@ -221,7 +231,12 @@ class CubeWriter:
         a_batch = b * (t.k1 * a_rows * k0)
         b_batch = b * (t.k1 * b_rows * k0) if self.b_batched else 0
         # A panel [kl, mt*16, K0] of [k1, M1*16, K0]; B panel [kl, ns*16, K0] of [k1, N1*16, K0]
-        if a_range is not None:      # a resident panel's piece goes to its place; else to this load's slot
+        if a_range is not None and self.load3d is not None:     # the load's channel blocks of image b
+            conv = self.load3d
+            plane = conv.h * conv.w * k0
+            kb.data_move(self.l1_a[l1_a0], self.a_src[(b * conv.c1 + k_first // conv.positions) * plane], 0, 1,
+                         self.a_chunk * _ITEMSIZE[self.d.in_dtype] // self.blk, 0, 0)
+        elif a_range is not None:    # a resident panel's piece goes to its place; else to this load's slot
             a_first, a_count = a_range
             a_dst = a_first * t.mt * FRACTAL * k0 if self.a_resident else l1_a0
             kb.data_move(self.l1_a[a_dst], self.a_src[a_batch + (a_first * a_rows + m1_0 * FRACTAL) * k0], 0,
@@ -241,14 +256,14 @@ class CubeWriter:
                 l0_slot = (k_first // t.kt + step) % 2
             else:                                           # a looped load of an even step count
                 l0_slot = step % 2
-            operands = (l1_a0 + step * self.a_elems, l1_b0 + step * b_step, l0_slot, not (first and step == 0),
+            operands = (a_at(step), l1_b0 + step * b_step, l0_slot, not (first and step == 0),
                         self._a_slot(k_first, step, l0_slot))
             if step >= steps - last:
                 split_steps.append(operands)
             else:
                 following = None
                 if ahead and step + 1 < steps - last:
-                    following = (l1_a0 + (step + 1) * self.a_elems, self._a_slot(k_first, step + 1, None))
+                    following = (a_at(step + 1), self._a_slot(k_first, step + 1, None))
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following)
         if split_steps:
@@ -343,9 +358,13 @@ class CubeWriter:
         kb.set_flag("M", "MTE1", l0_slot)
 
     def _a_to_l0a(self, l1_a0, a0) -> None:
-        """L1 -> L0A (from ``a0``) of one k-step of the A panel."""
+        """L1 -> L0A (from ``a0``) of one k-step of the A panel (``l1_a0``: its L1 offset; a load3d convolution:
+        (the load's feature-map plane in L1, the k-step's first K fractal in the load))."""
         kb, t, k0 = self.kb, self.t, self.k0
         frac = FRACTAL * k0
+        if self.load3d is not None:
+            self._load3d(l1_a0, a0)
+            return
         if t.kt < t.mt:           # zZ: fractal row m of A holds its kt fractals side by side; one move per
             for k in range(t.kt):     # fractal column of the panel (its mt fractals, kt apart in L0A)
                 kb.data_move(self.l0a[a0 + k * frac], self.l1_a[l1_a0 + k * t.mt * frac], 0, t.mt, FRACTAL, 0,
@@ -354,6 +373,23 @@ class CubeWriter:
             for m in range(t.mt):
                 kb.data_move(self.l0a[a0 + m * t.kt * frac], self.l1_a[l1_a0 + m * frac], 0, t.kt, FRACTAL,
                              (t.mt - 1) * FRACTAL, 0)
+
+    def _load3d(self, at: tuple, a0) -> None:
+        """One k-step's zZ A panel gathered from the feature-map plane in L1: per fractal row of output pixels
+        one load3d of ``kt`` kernel positions (repeat mode 0: kernel column, then row, then channel block)."""
+        kb, t, conv = self.kb, self.t, self.load3d
+        plane, k_in_load = at
+        c1, rest = divmod(k_in_load, conv.positions)
+        for m in range(t.mt):
+            pixel = (self.m_start + m) * FRACTAL           # the fractal row's first output pixel of the image
+            kb.emit("load3d", dst=self.l0a[a0 + m * t.kt * FRACTAL * self.k0], src=self.l1_a[plane],
+                    pad_left=conv.pad_left, pad_right=conv.pad_right, pad_top=conv.pad_top,
+                    pad_bottom=conv.pad_bottom, l1_h=conv.h, l1_w=conv.w, c1_index=c1,
+                    fetch_filter_w=rest % conv.kw, fetch_filter_h=rest // conv.kw,
+                    left_top_w=pixel % conv.wo * conv.stride_w - conv.pad_left,
+                    left_top_h=pixel // conv.wo * conv.stride_h - conv.pad_top, stride_w=conv.stride_w,
+                    stride_h=conv.stride_h, filter_w=conv.kw, filter_h=conv.kh, dilation_filter_w=conv.dilate_w,
+                    dilation_filter_h=conv.dilate_h, jump_offset=1, repeat_mode=0, repeat_time=t.kt)
 
     # -- epilogue -------------------------------------------------------------------------------------------------
     def _epilogue(self, b, m1_0, n1_0, width: int, slot: int) -> None:
@@ -515,11 +551,28 @@ class CubeWriter:
 
     def _store(self, ub, dtype: str, b, m1_0, n1_0) -> None:
         t = self.t
+        if self.load3d is not None and (self.load3d.ho * self.load3d.wo) % FRACTAL:
+            self._store_image_rows(ub, dtype, b, m1_0, n1_0)
+            return
         frac_blocks = FRACTAL * FRACTAL * _ITEMSIZE[dtype] // self.blk
         rows = t.m1 * FRACTAL
         base = b * (t.n1 * rows * FRACTAL) + (n1_0 * rows + m1_0 * FRACTAL) * FRACTAL
         # chunk [nc, mt*16, 16] into [N1, M1*16, 16]
         self.kb.data_move(self.out_dst[base], ub[0], 0, t.nc, t.mt * frac_blocks, 0, (t.m1 - t.mt) * frac_blocks)
+
+    def _store_image_rows(self, ub, dtype: str, b, m1_0, n1_0) -> None:
+        """A load3d convolution's chunk into the NC1HWC0 result ``[N, Co1, Ho * Wo, 16]`` when Ho * Wo is not a
+        whole number of fractals: only the tile's rows inside the image (the last fractal row's others are
+        windows past the image's last output row)."""
+        t = self.t
+        pixels = self.load3d.ho * self.load3d.wo
+        row_blocks = FRACTAL * _ITEMSIZE[dtype] // self.blk
+        rows = t.mt * FRACTAL
+        inside = pixels - m1_0 * FRACTAL
+        valid = min(rows, inside) if isinstance(inside, int) else E(BinOp("min", raw(rows), raw(inside)))
+        base = b * (t.n1 * pixels * FRACTAL) + (n1_0 * pixels + m1_0 * FRACTAL) * FRACTAL
+        self.kb.data_move(self.out_dst[base], ub[0], 0, t.nc, valid * row_blocks, (rows - valid) * row_blocks,
+                          (pixels - valid) * row_blocks)
 
 
 class _Part:

@@ -7,13 +7,15 @@ tiles are spread over the chip's cube cores.  Other layouts (ND, the other trans
 scalar programs into workspaces first (and the output from one after); such a kernel runs on one core, because
 its conversions cover whole tensors.  gemm's C is native as the output's FRACTAL_NZ (an ND one is staged the same
 way); a grouped convolution is a batch of matmuls, one per extended group (its filter's groups are consecutive
-batches of the native B layout).
+batches of the native B layout).  An ungrouped convolution whose feature-map planes fit L1 is a batch over its
+images whose A load3d gathers from the feature map in L1 (:mod:`te_compat.cube.conv_load3d`): nothing staged.
 """
 from __future__ import annotations
 
 from npusim.errors.tbe import TbeScheduleError
 from npusim.sim import KernelBuilder
 from npusim.sim.dtypes import itemsize
+from te_compat.cube.conv_load3d import fit_tiling, load3d_graph
 from te_compat.cube.graph import read_graph
 from te_compat.cube.fixpipe_out import fixpipe_out
 from te_compat.cube.kernel import CubeWriter
@@ -38,11 +40,17 @@ class CubeSchedule:
         self.graph = read_graph(self.outputs, "auto_schedule")
         self.tiling = None
 
-    def lower(self, tensor_list, name: str, runtime=None):
-        """The npusim Kernel of this matmul for ``runtime``'s target (None: auto_schedule's)."""
+    def lower(self, tensor_list, name: str, runtime=None, load3d: bool = True):
+        """The npusim Kernel of this matmul for ``runtime``'s target (None: auto_schedule's); ``load3d`` False: a
+        convolution's A by the staged im2col even where load3d could gather it."""
         tensor_list = list(raw_tree(tensor_list))
         target = (runtime or self.runtime).target
         g, d = self.graph, self.graph.desc
+        conv = None
+        by_load3d = load3d_graph(g, target.chip) if load3d else None    # a conv's A gathered by load3d
+        if by_load3d is not None:
+            g, conv = by_load3d
+            d = g.desc
         kb = KernelBuilder(name, chip=target.chip)
         params = {}
         for position, tensor in enumerate(tensor_list):
@@ -51,14 +59,20 @@ class CubeSchedule:
         a, b, out = (_find(tensor_list, params, x, name) for x in (g.tensor_a, g.tensor_b, g.output))
         bias = _find(tensor_list, params, g.tensor_bias, name) if g.tensor_bias is not None else None
         n1 = ceil_div(d.n, FRACTAL)
-        native = self._native(bias, target.chip)
+        native = self._native(bias, target.chip, g, conv is not None)
         groups, gemm = native["groups"], g.gemm
         c_tensor = gemm.tensor_c if gemm is not None else None
         c_bytes = GemmEpilogue.ub_bytes_per_elem(None if c_tensor is None else str(c_tensor.dtype), d.acc_dtype)
         cores = 1 if native["staged"] else min(target.core_num, target.chip.cube_core_num)
         tiling = choose_tiling(d, target.chip, cores, c_bytes, fixpipe_out(g, target.chip) is not None)
+        if conv is not None:
+            tiling, conv = fit_tiling(tiling, conv, target.chip, itemsize(d.in_dtype))
+            if tiling is None:         # no feature-map plane fits L1: the staged im2col
+                return self.lower(tensor_list, name, runtime, load3d=False)
         self.tiling = tiling
-        if g.conv is not None:
+        if conv is not None:
+            a_src = a                   # the NC1HWC0 feature map, gathered by load3d
+        elif g.conv is not None:
             a_src = self._stage_im2col(kb, a, g, tiling)
         else:
             a_src = a if native["a"] else self._stage_operand(kb, a, g.tensor_a, d, True, tiling)
@@ -74,7 +88,7 @@ class CubeSchedule:
             kb.set_flag("S", "MTE2", 0)
             kb.wait_flag("S", "MTE2", 0)
         writer = CubeWriter(kb, target.chip, g, tiling, {"a": a_src, "b": b_src}, out_dst, bias_src,
-                            native["b_batched"] or not d.batch, gemm_handles)
+                            native["b_batched"] or not d.batch, gemm_handles, conv)
         writer.emit()
         if not native["out"]:
             store_pipe = "MTE3" if writer.fixpipe is None else "FIX"      # the pipe that wrote out_dst
@@ -105,14 +119,17 @@ class CubeSchedule:
         _call(kb, func, (handle, ws))
         return ws
 
-    def _native(self, bias, chip) -> dict:
+    def _native(self, bias, chip, g=None, load3d: bool = False) -> dict:
         """Which operands are already in the cube's native layouts (read in place), whether B has batch dims,
-        the conv's group count, and whether anything is ``staged`` (converted by scalar programs: one core)."""
-        g, d = self.graph, self.graph.desc
+        the conv's group count, and whether anything is ``staged`` (converted by scalar programs: one core).
+        ``load3d``: a convolution whose A load3d gathers and whose NC1HWC0 result is the native one
+        (:mod:`te_compat.cube.conv_load3d`)."""
+        g = g or self.graph
+        d = g.desc
         n1, k1 = ceil_div(d.n, FRACTAL), ceil_div(d.k, chip.block_bytes // itemsize(d.in_dtype))
         groups = g.conv["real_g"] if g.conv is not None else 1     # a grouped conv: one matmul per group
-        flags = {"groups": groups, "out": d.format_out == NZ,
-                 "a": g.conv is None and d.format_a == NZ and not d.trans_a and
+        flags = {"groups": groups, "out": d.format_out == NZ or load3d,
+                 "a": load3d or g.conv is None and d.format_a == NZ and not d.trans_a and
                  _fractals(g.tensor_a) == (k1, ceil_div(d.m, FRACTAL)),
                  "b": d.format_b == NZ and d.trans_b and _fractals(g.tensor_b) == (groups * k1, n1),
                  "b_batched": len(g.tensor_b.shape) > (4 if d.format_b == NZ else 2) or groups > 1,
@@ -120,7 +137,7 @@ class CubeSchedule:
                                           bias.size == n1 * FRACTAL)}
         c_native = g.gemm is None or g.gemm.tensor_c is None or g.gemm.c_format == NZ
         flags["staged"] = not (flags["a"] and flags["b"] and flags["out"] and flags["bias"] and c_native and
-                               (not d.batch or flags["b_batched"]))
+                               (not d.batch or flags["b_batched"] or load3d))   # load3d: one filter, every image
         return flags
 
     def _gemm_handles(self, kb, tensor_list, params, name: str, tiling) -> dict:

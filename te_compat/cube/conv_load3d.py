@@ -1,0 +1,95 @@
+"""A convolution's A operand by ``load3d`` (img2col from L1 into L0A) instead of a staged im2col workspace.
+
+CANN's convolution schedule never writes the im2col matrix: it moves rows of the NC1HWC0 feature map into L1 and
+lets ``load3d`` gather each k-step's A fractals from them into L0A.  The cube schedule does the same when it can:
+
+* the convolution is ungrouped; the matmul runs as a batch over the images, M = Ho * Wo output pixels of one
+  image, K = (channel block, kernel row, kernel column) fractals in the FRACTAL_Z filter's order, the filter read
+  in place as B, and the native result ``[N, Co1, M, 16]`` is the NC1HWC0 output itself (when Ho * Wo is not a
+  whole number of fractals the last fractal row's pixels past the image are computed and not stored), so nothing
+  is staged and the tiles spread over the cube cores;
+* a GM -> L1 load brings whole channel blocks of one image's feature map (``c1_per_load`` of them: the load's K
+  fractals are those blocks' kernel positions), two such planes and two B panels fitting L1.
+
+Otherwise (groups, a feature map too large for L1) the schedule keeps the staged im2col
+(:mod:`te_compat.cube.staging`).  Each k-step's A panel is ``mt`` load3d instructions, one per fractal row of
+output pixels, ``kt`` kernel positions each (repeat mode 0): the zZ panel mmad reads.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from te_compat.dsl.cube import FRACTAL
+
+
+@dataclass(frozen=True)
+class Load3dConv:
+    """The feature map's geometry for load3d and the K fractals of one GM -> L1 load."""
+
+    n_img: int
+    c1: int
+    h: int
+    w: int
+    kh: int
+    kw: int
+    ho: int
+    wo: int
+    stride_h: int
+    stride_w: int
+    dilate_h: int
+    dilate_w: int
+    pad_top: int
+    pad_left: int
+    pad_right: int
+    pad_bottom: int
+    c1_per_load: int
+
+    @property
+    def positions(self) -> int:
+        """Kernel positions of one channel block: K fractals per block."""
+        return self.kh * self.kw
+
+    def plane_elems(self, c0: int) -> int:
+        """Elements of one load's feature-map plane in L1."""
+        return self.c1_per_load * self.h * self.w * c0
+
+
+def load3d_graph(graph, chip):
+    """(graph with the per-image matmul desc, its geometry without ``c1_per_load``) when the convolution can take
+    its A operand by load3d on ``chip`` (see the module docstring), else None."""
+    geo = graph.conv
+    if geo is None or geo["real_g"] != 1 or ("L1", "L0A") not in chip.paths:
+        return None
+    reach_w = (geo["kw"] - 1) * geo["dilate_w"] + 1
+    reach_h = (geo["kh"] - 1) * geo["dilate_h"] + 1
+    pad_right = max((geo["wo"] - 1) * geo["stride_w"] + reach_w - geo["w"] - geo["pad_left"], 0)
+    pad_bottom = max((geo["ho"] - 1) * geo["stride_h"] + reach_h - geo["h"] - geo["pad_top"], 0)
+    if (geo["w"] + geo["pad_left"] + pad_right - reach_w) // geo["stride_w"] + 1 != geo["wo"]:
+        return None                 # load3d's window walk would not give the output width
+    d = graph.desc
+    desc = dataclasses.replace(d, m=geo["ho"] * geo["wo"], batch=(geo["n_img"],))
+    conv = Load3dConv(geo["n_img"], geo["c1"], geo["h"], geo["w"], geo["kh"], geo["kw"], geo["ho"], geo["wo"],
+                      geo["stride_h"], geo["stride_w"], geo["dilate_h"], geo["dilate_w"], geo["pad_top"],
+                      geo["pad_left"], pad_right, pad_bottom, 0)
+    return dataclasses.replace(graph, desc=desc), conv
+
+
+def fit_tiling(tiling, conv: Load3dConv, chip, in_bytes: int) -> tuple:
+    """(tiling, conv) with loads of whole channel blocks whose feature-map planes fit L1 twice beside two B
+    panels, the k-step dividing a load, A never resident; (None, None) when no plane fits."""
+    frac_in = FRACTAL * chip.block_bytes
+    c0 = chip.block_bytes // in_bytes
+    for c1_per_load in sorted((d for d in range(1, conv.c1 + 1) if conv.c1 % d == 0), reverse=True):
+        kl = c1_per_load * conv.positions
+        kt = math.gcd(kl, tiling.kt)
+        plane = c1_per_load * conv.h * conv.w * c0 * in_bytes
+        if 2 * plane + 2 * kl * tiling.ns * frac_in <= chip.l1_bytes:
+            fitted = dataclasses.replace(tiling, kt=kt, kl=kl, a_resident=False, first_loads=())
+            return fitted, dataclasses.replace(conv, c1_per_load=c1_per_load)
+    return None, None
+
+
+__all__ = ["Load3dConv", "fit_tiling", "load3d_graph"]

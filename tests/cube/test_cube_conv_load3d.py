@@ -1,0 +1,112 @@
+"""Issue 15 item 2: a convolution's A operand gathered by load3d (img2col from the feature map in L1 into L0A,
+te_compat/cube/conv_load3d.py) instead of a staged im2col: the same bits as the staged path, the NC1HWC0 result
+written in place (rows past an image's last output pixel not stored), the tiles on every cube core, and an estimate
+the cube's pipes decide instead of the scalar unit's im2col."""
+import numpy as np
+import pytest
+
+from npusim.custom.backends.tbe_formats import to_format
+from npusim.sim import get_chip, profile, set_chip
+import te_compat.cube.schedule as cube_schedule
+from te_compat.cube.conv_load3d import Load3dConv, fit_tiling
+from tests.cube.test_cube_conv2d import _reference
+
+CHIPS = ["Ascend910", "Ascend910B1"]
+
+
+def _conv(x, w, bias, stride, pad, dilation, relu=False, res_dtype="float16", name="conv_l3d"):
+    """(NCHW result, kernel opcodes, profile row) of te.lang.cce.conv on NC1HWC0 / FRACTAL_Z operands."""
+    import npusim.compat  # noqa: F401
+    import te.lang.cce as cce
+    from te import tvm
+    from te_compat.build import BuiltKernel
+    from te_compat.build.cce import build_kernel
+    x5, wz = to_format(x, "NC1HWC0"), to_format(w, "FRACTAL_Z")
+    fmap = tvm.placeholder(x5.shape, name="fmap", dtype="float16")
+    weight = tvm.placeholder(wz.shape, name="weight", dtype="float16")
+    args, arrays = [fmap, weight], [x5, wz]
+    bias_t = None
+    if bias is not None:
+        bias_t = tvm.placeholder(bias.shape, name="bias", dtype=str(bias.dtype))
+        args.append(bias_t)
+        arrays.append(bias)
+    para = {"pad_h": list(pad[:2]), "pad_w": list(pad[2:]), "stride_h": stride[0], "stride_w": stride[1],
+            "dilate_h": dilation[0], "dilate_w": dilation[1], "filter_h": w.shape[2], "filter_w": w.shape[3],
+            "res_dtype": res_dtype, "bias_tensor": bias_t}
+    res = cce.conv(fmap, weight, para)
+    if relu:
+        res = cce.vrelu(res)
+    sch = cce.auto_schedule(res)
+    kernel = BuiltKernel.from_result(build_kernel(sch, {"name": name, "tensor_list": [*args, res]}))
+    with profile() as prof:
+        out = kernel.run(*arrays)
+    out = np.asarray(out[0] if isinstance(out, (list, tuple)) else out)
+    n, co = x.shape[0], w.shape[0]
+    ho, wo = out.shape[2], out.shape[3]
+    # [N, Co1, Ho, Wo, 16]: 16 channels to a block in every dtype, as the cube writes them
+    nchw = out.astype(np.float32).transpose(0, 1, 4, 2, 3).reshape(n, -1, ho, wo)[:, :co]
+    opcodes = {instr.opcode for _, instr in kernel.kernel.instructions()}
+    return nchw, out, opcodes, prof.rows()[-1]
+
+
+def _staged(monkeypatch):
+    monkeypatch.setattr(cube_schedule, "load3d_graph", lambda graph, chip: None)
+
+
+CASES = [  # x, w, stride, pad (top, bottom, left, right), dilation, bias, relu, res_dtype
+    ((1, 32, 16, 16), (32, 32, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), False, False, "float16"),
+    ((2, 19, 9, 11), (20, 19, 3, 3), (2, 1), (1, 1, 2, 2), (1, 2), True, True, "float16"),     # 55 pixels
+    ((2, 16, 9, 8), (32, 16, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), True, False, "float32"),     # 72 pixels
+    ((1, 16, 12, 12), (16, 16, 5, 5), (2, 2), (2, 2, 2, 2), (1, 1), False, True, "float16"),
+]
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}x{c[1]}s{c[2]}")
+def test_load3d_conv_matches_numpy_and_the_staged_path_bit_for_bit(chip, case, monkeypatch):
+    set_chip(chip)
+    xs, ws, stride, pad, dilation, with_bias, relu, res_dtype = case
+    rng = np.random.default_rng(sum(xs) + sum(ws))
+    x = rng.standard_normal(xs).astype(np.float16)
+    w = rng.standard_normal(ws).astype(np.float16)
+    co1 = -(-ws[0] // 16)
+    bias = None
+    if with_bias:
+        bias = np.zeros(co1 * 16, np.float16)
+        bias[:ws[0]] = rng.standard_normal(ws[0])
+    got, raw_out, opcodes, row = _conv(x, w, bias, stride, pad, dilation, relu, res_dtype)
+    assert "load3d" in opcodes and "tvm_call" not in opcodes          # nothing staged on the scalar unit
+    assert row["block_dim"] > 1
+    ref = _reference(x, w, None if bias is None else bias[:ws[0]], stride, pad, dilation, relu)
+    np.testing.assert_allclose(got, ref, rtol=2e-3, atol=3e-2)
+    _staged(monkeypatch)
+    _, staged_out, staged_opcodes, _ = _conv(x, w, bias, stride, pad, dilation, relu, res_dtype, "conv_staged")
+    assert "load3d" not in staged_opcodes and "tvm_call" in staged_opcodes
+    assert raw_out.tobytes() == staged_out.tobytes()
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_load3d_estimate_is_the_cubes_not_the_scalar_units(chip, monkeypatch):
+    """A 64 -> 64 channel 3x3 convolution of a 28 x 28 image: the staged im2col alone costs tens of millions of
+    scalar-unit cycles; gathered by load3d the kernel is bound by its moves and within a few thousand cycles."""
+    set_chip(chip)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 64, 28, 28)).astype(np.float16)
+    w = rng.standard_normal((64, 64, 3, 3)).astype(np.float16)
+    _, _, _, row = _conv(x, w, None, (1, 1), (1, 1, 1, 1), (1, 1))
+    assert row["busiest_pipe"] in ("MTE2", "MTE1", "M")
+    assert row["cycles"] < 10_000
+    _staged(monkeypatch)
+    _, _, _, staged = _conv(x, w, None, (1, 1), (1, 1, 1, 1), (1, 1), name="conv_staged_big")
+    assert staged["busiest_pipe"] == "S" and staged["cycles"] > 1000 * row["cycles"]
+
+
+def test_a_feature_map_plane_too_large_for_l1_keeps_the_staged_path():
+    chip = get_chip("Ascend910B1")
+    from te_compat.cube.tiling import CubeTiling
+    tiling = CubeTiling(m1=64, n1=4, k1=9, mt=8, nt=4, kt=9, batch=1, block_dim=8, k0=16, nc=2)
+    wide = Load3dConv(1, 1, 200, 200, 3, 3, 200, 200, 1, 1, 1, 1, 1, 1, 1, 1, 0)     # one block: 1.25 MiB
+    assert fit_tiling(tiling, wide, chip, 2) == (None, None)
+    small = Load3dConv(1, 4, 28, 28, 3, 3, 28, 28, 1, 1, 1, 1, 1, 1, 1, 1, 0)
+    fitted, conv = fit_tiling(tiling, small, chip, 2)
+    assert conv.c1_per_load == 4 and fitted.kl == 36 and fitted.kl % fitted.kt == 0 and not fitted.a_resident

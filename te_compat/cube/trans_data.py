@@ -9,7 +9,7 @@ cost is what the scalar unit would take, an upper bound of CANN's vector TransDa
 
 Formats (``c0``: one 32-byte block of the dtype): FRACTAL_NZ of ``[..., r, c]`` is ``[..., c1, r1, 16, c0]``;
 NC1HWC0 of ``[n, c, h, w]`` is ``[n, c1, h, w, c0]``; FRACTAL_Z of an NCHW weight is ``[c1 * h * w, n1, 16, c0]`` (of
-a 2-D ``[n, c]``: ``[c1, n1, 16, c0]``, the weight padded to NCHW ``[n, c, 1, 1]``).
+a tensor of fewer dims: of its NCHW padding, which the caller reshapes it to).
 """
 from __future__ import annotations
 
@@ -40,8 +40,7 @@ def _to_format(src, fmt: str, shape: tuple, c0: int):
             inside = tirx.all(row < r, col < c)
             return tirx.if_then_else(inside, src[(*i[:nb], tirx.min(row, r - 1), tirx.min(col, c - 1))], zero)
         return te.compute((*batch, ceil_div(c, c0), ceil_div(r, FRACTAL), FRACTAL, c0), nz, name="trans")
-    flat = len(shape) == 2          # a 2-D FRACTAL_Z operand [n, c]: NCHW [n, c, 1, 1], as MindSpore pads it
-    n, c, h, w = (*shape, 1, 1) if flat else shape
+    n, c, h, w = shape
     if fmt == NC1HWC0:
         def five(b, c1, y, x, ci):
             ch = c1 * c0 + ci
@@ -52,8 +51,7 @@ def _to_format(src, fmt: str, shape: tuple, c0: int):
         c1, rest = row // (h * w), row % (h * w)
         ch, nn = c1 * c0 + ci, n1 * FRACTAL + ni
         inside = tirx.all(ch < c, nn < n)
-        at = (tirx.min(nn, n - 1), tirx.min(ch, c - 1)) + (() if flat else (rest // w, rest % w))
-        return tirx.if_then_else(inside, src[at], zero)
+        return tirx.if_then_else(inside, src[tirx.min(nn, n - 1), tirx.min(ch, c - 1), rest // w, rest % w], zero)
     return te.compute((ceil_div(c, c0) * h * w, ceil_div(n, FRACTAL), FRACTAL, c0), frac_z, name="trans")
 
 
@@ -66,9 +64,6 @@ def _from_format(src, fmt: str, ori_shape: tuple, c0: int):
             row, col = i[nb], i[nb + 1]
             return src[(*i[:nb], col // c0, row // FRACTAL, row % FRACTAL, col % c0)]
         return te.compute(tuple(ori_shape), nd, name="trans")
-    if len(ori_shape) == 2:         # a 2-D FRACTAL_Z operand (h = w = 1)
-        return te.compute(tuple(ori_shape), lambda nn, ch: src[ch // c0, nn // FRACTAL, nn % FRACTAL, ch % c0],
-                          name="trans")
     n, c, h, w = ori_shape
     if fmt == NC1HWC0:
         return te.compute(tuple(ori_shape), lambda b, ch, y, x: src[b, ch // c0, y, x, ch % c0], name="trans")

@@ -1,7 +1,8 @@
 """Issue 15 item 1: matmul's FRACTAL_Z operands (CANN's weight layout: X[r, c] at [r // c0, c // 16, c % 16, r % c0],
 the FRACTAL_NZ of X^T element for element), float16 and int8 (c0 = 32), in both orientations; and item 3: a Dense
-weight [n, k] declared F16_FracZ in a Custom op's reg info reaches a CANN-style op file converted as MindSpore's
-TransData converts it (padded to NCHW [n, k, 1, 1])."""
+weight [n, k] declared F16_FracZ (reshape_type "NC") in a Custom op's reg info reaches a CANN-style op file
+converted as MindSpore's TransData converts it (padded to NCHW [n, k, 1, 1]; without a reshape_type MindSpore pads
+a 2-D shape to [1, n, k, 1])."""
 import importlib
 
 import numpy as np
@@ -90,11 +91,15 @@ def test_fractal_z_is_read_with_its_padded_sizes():
 
 def test_two_d_fractal_z_conversion_is_mindspores_padded_nchw():
     w = (np.arange(20 * 40) % 251).astype(np.float16).reshape(20, 40)
-    z = to_format(w, "FRACTAL_Z")
-    assert z.shape == converted_shape("FRACTAL_Z", (20, 40), np.float16) == (3, 2, 16, 16)
+    z = to_format(w, "FRACTAL_Z", "NC")                             # [n, c] as NCHW [n, c, 1, 1]
+    assert z.shape == converted_shape("FRACTAL_Z", (20, 40), np.float16, "NC") == (3, 2, 16, 16)
     assert z[1, 1, 3, 5] == w[16 + 3, 16 + 5] and z[2, 1, 3, 9] == 0
     np.testing.assert_array_equal(z, _fractal_z(w.T.copy()))       # CANN's FRACTAL_Z of W^T
-    np.testing.assert_array_equal(from_format(z, "FRACTAL_Z", (20, 40)), w)
+    np.testing.assert_array_equal(from_format(z, "FRACTAL_Z", (20, 40), "NC"), w)
+    default = to_format(w, "FRACTAL_Z")                             # MindSpore's default: [1, 20, 40, 1]
+    assert default.shape == converted_shape("FRACTAL_Z", (20, 40), np.float16) == (2 * 40, 1, 16, 16)
+    np.testing.assert_array_equal(default, to_format(w.reshape(1, 20, 40, 1), "FRACTAL_Z"))
+    np.testing.assert_array_equal(from_format(default, "FRACTAL_Z", (20, 40)), w)
 
 
 @pytest.mark.parametrize("chip", CHIPS)
@@ -106,7 +111,8 @@ def test_dense_weight_in_frac_z_through_custom(chip, with_bias):
     x = rng.standard_normal((m, k)).astype(np.float16)
     w = rng.standard_normal((n, k)).astype(np.float16)
     bias = rng.standard_normal(n).astype(np.float32)
-    reg = (CustomRegOp("FullyConnectionZ").input(0, "x").input(1, "w").input(2, "bias", "optional").output(0, "y")
+    reg = (CustomRegOp("FullyConnectionZ").input(0, "x").input(1, "w", reshape_type="NC")
+           .input(2, "bias", "optional").output(0, "y")
            .dtype_format(DataType.F16_Default, DataType.F16_FracZ, DataType.F32_Default, DataType.F16_FracNZ)
            .target("Ascend").get_op_info())
     impl = importlib.import_module("impl_cube_fc").fully_connection_z

@@ -143,11 +143,12 @@ class TbeBackend(Backend):
         # MindSpore's TransData around the kernel (trans_data kernels on the device: they show in a profile):
         # inputs into the row's formats, outputs back to the caller's shapes
         from te_compat.cube.trans_data import run_trans_data
-        kernel_inputs = [run_trans_data(a, lay.format, True, lay.ori_shape, runtime) if _converts(lay) else a
-                         for a, lay in zip(arrays, layouts[0])]
+        # (a tensor of fewer dims than NC1HWC0 / FRACTAL_Z take is reshaped to its NCHW padding around them)
+        kernel_inputs = [run_trans_data(a.reshape(lay.nchw), lay.format, True, lay.nchw, runtime)
+                         if _converts(lay) else a for a, lay in zip(arrays, layouts[0])]
         results = built.run(*self._fit_inputs(built, kernel_inputs), runtime=runtime)
-        results = [run_trans_data(r, lay.format, False, lay.ori_shape, runtime) if _converts(lay) else r
-                   for r, lay in zip(results, layouts[1])]
+        results = [run_trans_data(r, lay.format, False, lay.nchw, runtime).reshape(lay.ori_shape)
+                   if _converts(lay) else r for r, lay in zip(results, layouts[1])]
         return self._match_outputs(built, results, out_shapes, out_dtypes)
 
     def _layouts(self, arrays, out_shapes, out_dtypes) -> tuple:
@@ -162,7 +163,9 @@ class TbeBackend(Backend):
             return [None] * len(arrays), [None] * len(out_shapes)
         from npusim.custom.selection import select_row
         row = select_row(self.desc.name, "tbe", reg, [a.dtype.name for a in arrays], list(out_dtypes))
-        return row_layouts(row, arrays, out_shapes, out_dtypes)
+        kinds = tuple(tuple(str(e.get("reshape_type") or "") if isinstance(e, dict) else ""
+                            for e in reg.get(side) or ()) for side in ("inputs", "outputs"))
+        return row_layouts(row, arrays, out_shapes, out_dtypes, kinds)
 
     def kernel_name(self, digest: str) -> str:
         """A valid, unique kernel name: the function's name (sanitised) and the signature digest."""

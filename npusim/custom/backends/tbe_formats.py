@@ -10,8 +10,12 @@ on the host (numpy; the conversions move data only, exactly):
   dtype: 16 for 2-byte, 8 for 4-byte, 32 for 1-byte dtypes), zero padding; ori_format ``ND``;
 * ``NC1HWC0`` of NCHW ``[n, c, h, w]``: ``[n, ceil(c / c0), h, w, c0]``; ori_format ``NCHW``;
 * ``FRACTAL_Z`` of an NCHW weight ``[n, c, h, w]``: ``[ceil(c / c0) * h * w, ceil(n / 16), 16, c0]``;
-  ori_format ``NCHW``.  A 2-D tensor ``[n, c]`` (a MatMul / Dense weight) is padded to NCHW ``[n, c, 1, 1]`` first, as
-  MindSpore's TransData pads it: ``[ceil(c / c0), ceil(n / 16), 16, c0]``; ori_format ``ND``.
+  ori_format ``NCHW``.
+
+A tensor of fewer than 4 dims in NC1HWC0 or FRACTAL_Z is first padded to NCHW as MindSpore pads it: by the
+input's / output's ``reshape_type`` in the reg info (its letters name the NCHW axes the dims are, e.g. "NC": a
+Dense weight ``[n, c]`` is ``[n, c, 1, 1]``, whose FRACTAL_Z is ``[ceil(c / c0), ceil(n / 16), 16, c0]``), else by
+MindSpore's default (the dims are C, H, W in order: ``[a, b]`` is ``[1, a, b, 1]``); ori_format ``ND`` then.
 
 Formats named as MindSpore's defaults (``DefaultFormat``, ``ND``, ``NCHW``, "") are left alone; any other format
 raises UnsupportedError naming it.
@@ -38,15 +42,31 @@ class Layout:
     format: str
     shape: tuple
     ori_shape: tuple
+    reshape_type: str = ""
 
     @property
     def ori_format(self) -> str:
-        return "ND" if self.format == FRACTAL_Z and len(self.ori_shape) == 2 else _ORI_FORMAT[self.format]
+        return "ND" if self.format != NZ and len(self.ori_shape) < 4 else _ORI_FORMAT[self.format]
+
+    @property
+    def nchw(self) -> tuple:
+        """The 4-D shape the conversion works on (the caller's shape, padded as MindSpore pads it)."""
+        return nchw(self.ori_shape, self.format, self.reshape_type)
 
 
-def _nchw(shape: tuple, fmt: str) -> tuple:
-    """``shape`` as NCHW: a 2-D FRACTAL_Z operand ``[n, c]`` is ``[n, c, 1, 1]`` (MindSpore's padding)."""
-    return (*shape, 1, 1) if fmt == FRACTAL_Z and len(shape) == 2 else tuple(shape)
+def nchw(shape: tuple, fmt: str, reshape_type: str = "") -> tuple:
+    """``shape`` padded to NCHW for ``fmt`` (NC1HWC0 / FRACTAL_Z) as MindSpore pads it (module docstring);
+    other formats and 4-D shapes unchanged."""
+    shape = tuple(int(x) for x in shape)
+    if fmt not in (NC1HWC0, FRACTAL_Z) or len(shape) >= 4 or not shape:
+        return shape
+    axes = str(reshape_type or "").upper()
+    if axes and len(axes) == len(shape) and set(axes) <= set("NCHW") and len(set(axes)) == len(axes):
+        padded = [1, 1, 1, 1]
+        for axis, dim in zip(axes, shape):
+            padded["NCHW".index(axis)] = dim
+        return tuple(padded)
+    return (1, *shape) + (1,) * (3 - len(shape))      # MindSpore's default: the dims are C, H, W
 
 
 def _c0(dtype) -> int:
@@ -61,8 +81,9 @@ def is_default(fmt: str) -> bool:
     return fmt in _DEFAULTS
 
 
-def converted_shape(fmt: str, shape: tuple, dtype) -> tuple:
-    """The shape of a ``shape`` tensor of ``dtype`` in ``fmt``."""
+def converted_shape(fmt: str, shape: tuple, dtype, reshape_type: str = "") -> tuple:
+    """The shape of a ``shape`` tensor of ``dtype`` in ``fmt`` (``reshape_type``: how a shorter shape pads to
+    NCHW)."""
     c0 = _c0(dtype)
     if fmt == NZ:
         if len(shape) < 2:
@@ -70,10 +91,10 @@ def converted_shape(fmt: str, shape: tuple, dtype) -> tuple:
         *batch, r, c = shape
         return (*batch, _up(c, c0) // c0, _up(r, FRACTAL) // FRACTAL, FRACTAL, c0)
     if fmt in (NC1HWC0, FRACTAL_Z):
-        shape = _nchw(shape, fmt)
+        shape = nchw(shape, fmt, reshape_type)
         if len(shape) != 4:
-            raise OpValueError(f"format {fmt} needs an NCHW (4-D{' or 2-D' if fmt == FRACTAL_Z else ''}) tensor, "
-                               f"got {list(shape)}")
+            raise OpValueError(f"format {fmt} needs an NCHW tensor (4-D, or fewer dims padded to it), got "
+                               f"{list(shape)}")
         n, c, h, w = shape
         if fmt == NC1HWC0:
             return (n, _up(c, c0) // c0, h, w, c0)
@@ -82,7 +103,7 @@ def converted_shape(fmt: str, shape: tuple, dtype) -> tuple:
                            f"(supported: FRACTAL_NZ, NC1HWC0, FRACTAL_Z and the default formats)")
 
 
-def to_format(array: np.ndarray, fmt: str) -> np.ndarray:
+def to_format(array: np.ndarray, fmt: str, reshape_type: str = "") -> np.ndarray:
     """``array`` (ND / NCHW) converted into ``fmt`` (zero padding)."""
     c0 = _c0(array.dtype)
     if fmt == NZ:
@@ -93,7 +114,7 @@ def to_format(array: np.ndarray, fmt: str) -> np.ndarray:
         nb = len(batch)
         split = padded.reshape(*batch, rp // FRACTAL, FRACTAL, cp // c0, c0)
         return np.ascontiguousarray(split.transpose(*range(nb), nb + 2, nb, nb + 1, nb + 3))
-    n, c, h, w = _nchw(array.shape, fmt)
+    n, c, h, w = nchw(array.shape, fmt, reshape_type)
     array = array.reshape(n, c, h, w)
     cp = _up(c, c0)
     if fmt == NC1HWC0:
@@ -109,9 +130,9 @@ def to_format(array: np.ndarray, fmt: str) -> np.ndarray:
     raise UnsupportedError(f"format {fmt!r} is not converted by npusim")
 
 
-def from_format(array: np.ndarray, fmt: str, ori_shape: tuple) -> np.ndarray:
+def from_format(array: np.ndarray, fmt: str, ori_shape: tuple, reshape_type: str = "") -> np.ndarray:
     """A kernel output in ``fmt`` (any shape with the converted size) back to the caller's ``ori_shape``."""
-    shape = converted_shape(fmt, tuple(ori_shape), array.dtype)
+    shape = converted_shape(fmt, tuple(ori_shape), array.dtype, reshape_type)
     data = array.reshape(shape)
     if fmt == NZ:
         *batch, r, c = ori_shape
@@ -119,26 +140,30 @@ def from_format(array: np.ndarray, fmt: str, ori_shape: tuple) -> np.ndarray:
         c1, r1, _, c0 = shape[nb:]
         whole = data.transpose(*range(nb), nb + 1, nb + 2, nb, nb + 3).reshape(*batch, r1 * FRACTAL, c1 * c0)
         return np.ascontiguousarray(whole[..., :r, :c])
-    n, c, h, w = _nchw(tuple(ori_shape), fmt)
+    n, c, h, w = nchw(tuple(ori_shape), fmt, reshape_type)
     if fmt == NC1HWC0:
         whole = data.transpose(0, 1, 4, 2, 3).reshape(n, -1, h, w)
-        return np.ascontiguousarray(whole[:, :c])
+        return np.ascontiguousarray(whole[:, :c].reshape(tuple(ori_shape)))
     c1hw, n1, _, c0 = shape
     whole = data.reshape(c1hw // (h * w), h, w, n1, FRACTAL, c0).transpose(3, 4, 0, 5, 1, 2)
     return np.ascontiguousarray(whole.reshape(n1 * FRACTAL, -1, h, w)[:n, :c].reshape(tuple(ori_shape)))
 
 
-def row_layouts(row, in_arrays: list, out_shapes, out_dtypes) -> tuple:
-    """(per input, per output) the :class:`Layout` a dtype_format ``row`` asks for, None for a default format."""
+def row_layouts(row, in_arrays: list, out_shapes, out_dtypes, reshape_types: tuple = ((), ())) -> tuple:
+    """(per input, per output) the :class:`Layout` a dtype_format ``row`` asks for, None for a default format;
+    ``reshape_types``: (per input, per output) the reg info's ``reshape_type`` ("" where none)."""
     if row is None:
         return [None] * len(in_arrays), [None] * len(out_shapes)
     n = len(in_arrays)
-    ins = [None if is_default(col[1]) else Layout(col[1], converted_shape(col[1], a.shape, a.dtype), a.shape)
-           for col, a in zip(row[:n], in_arrays)]
+    in_types = list(reshape_types[0]) + [""] * n
+    out_types = list(reshape_types[1]) + [""] * len(out_shapes)
+    ins = [None if is_default(col[1]) else
+           Layout(col[1], converted_shape(col[1], a.shape, a.dtype, kind), tuple(a.shape), kind)
+           for col, a, kind in zip(row[:n], in_arrays, in_types)]
     outs = [None if is_default(col[1]) else
-            Layout(col[1], converted_shape(col[1], tuple(s), d), tuple(int(x) for x in s))
-            for col, s, d in zip(row[n:], out_shapes, out_dtypes)]
+            Layout(col[1], converted_shape(col[1], tuple(s), d, kind), tuple(int(x) for x in s), kind)
+            for col, s, d, kind in zip(row[n:], out_shapes, out_dtypes, out_types)]
     return ins + [None] * (n - len(ins)), outs + [None] * (len(out_shapes) - len(outs))
 
 
-__all__ = ["Layout", "converted_shape", "from_format", "is_default", "row_layouts", "to_format"]
+__all__ = ["Layout", "converted_shape", "from_format", "is_default", "nchw", "row_layouts", "to_format"]

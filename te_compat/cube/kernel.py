@@ -9,8 +9,9 @@ strided move each, from the native layouts of :mod:`te_compat.cube.staging`; an 
 the first sub-tile; a load3d convolution's L1 holds channel blocks of the image's feature map instead), then for
 each k-step of ``kt`` fractals MTE1 moves them to L0A (zZ: one move per fractal column of the panel, or per fractal
 row when that is fewer; a load3d convolution: one load3d per fractal row of output pixels) and L0B (nZ: one move)
-and M runs one ``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks (Ascend910: L0C->UB;
-chips without that path, e.g. Ascend910B1, go through a GM workspace on FIX then MTE2), the vector unit adds the
+and M runs one ``mmad`` accumulating into L0C (the first k-step overwrites).  Then L0C goes to UB in chunks
+(Ascend910: L0C->UB; chips without that path, e.g. Ascend910B1, go through a GM workspace on FIX then MTE2), the
+vector unit adds the
 bias (float32 / int32) or applies gemm's ``alpha * acc + beta * C`` (:mod:`te_compat.cube.gemm_epilogue`), casts to
 the output dtype and runs the fused epilogue, and MTE3 stores the chunk.  On chips with a FIX pipe
 (:mod:`te_compat.cube.fixpipe_out`: Ascend910B1) a result without bias / gemm terms whose epilogue is at most a
@@ -263,6 +264,7 @@ class CubeWriter:
             else:
                 following = None
                 if ahead and step + 1 < steps - last:
+                    # (ahead means the ring, where _a_slot ignores the L0 slot)
                     following = (a_at(step + 1), self._a_slot(k_first, step + 1, None))
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following)

@@ -38,15 +38,24 @@ def test_ring_keeps_the_result_and_shortens_the_estimate(monkeypatch):
     assert max(offsets) >= 3 * 8192 and all(o < 4 * 8192 for o in offsets)
 
 
-@pytest.mark.parametrize("chip_name", ["Ascend910", "Ascend910B1"])
-@pytest.mark.parametrize("m, k, n", [(256, 512, 256), (100, 300, 200), (512, 1024, 512)])
+@pytest.mark.parametrize("chip_name, m, k, n", [("Ascend910", 512, 1024, 2048), ("Ascend910", 2048, 2048, 1024),
+                                                ("Ascend910B1", 512, 1024, 2048), ("Ascend910B1", 2048, 1024, 1024),
+                                                ("Ascend910", 256, 512, 256)])
 def test_other_shapes_give_the_same_bits_with_and_without_the_ring(monkeypatch, chip_name, m, k, n):
-    """Whether or not a shape's k-steps fill whole turns of the ring (else it keeps the two L0 slots), the
-    result is the same as without the ring, and float16 rounding of the float32 product."""
+    """Shapes whose k-steps fill whole turns of the ring (several tiles per core, planned first loads of 1 or 3
+    k-steps) give the same bits as without it; a shape whose k-steps do not keeps the two L0 slots."""
     set_chip(chip_name)
     from tests.cube.test_cube_tiling_plan import _run_nz
+    rings = []
+    original = CubeWriter._a_ring
+
+    def spy(self, step_bytes):
+        rings.append(original(self, step_bytes))
+        return rings[-1]
+    monkeypatch.setattr(CubeWriter, "_a_ring", spy)
     got, ref, _ = _run_nz(m, k, n, seed=7)
+    assert rings == ([2] if (m, k, n) == (256, 512, 256) else [4])
     monkeypatch.setattr(CubeWriter, "_a_ring", lambda self, step_bytes: self.l0_slots)
     plain, _, _ = _run_nz(m, k, n, seed=7)
     assert np.array_equal(got, plain)
-    assert np.all(np.abs(got - ref) <= 2e-3 * np.abs(ref) + 2e-2)
+    assert np.all(np.abs(got - ref) <= 2e-3 * np.abs(ref) + 5e-2)

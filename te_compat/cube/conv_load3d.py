@@ -8,8 +8,9 @@ lets ``load3d`` gather each k-step's A fractals from them into L0A.  The cube sc
   in place as B, and the native result ``[N, Co1, M, 16]`` is the NC1HWC0 output itself (when Ho * Wo is not a
   whole number of fractals the last fractal row's pixels past the image are computed and not stored), so nothing
   is staged and the tiles spread over the cube cores;
-* a GM -> L1 load brings whole channel blocks of one image's feature map (``c1_per_load`` of them: the load's K
-  fractals are those blocks' kernel positions), two such planes and two B panels fitting L1.
+* a GM -> L1 load brings ``c1_per_load`` channel blocks of one image's feature map (the load's K fractals are
+  those blocks' kernel positions), only the input rows the tile's output pixels read (``band_rows`` at most, clipped
+  to the image: rows above and below are padding load3d supplies); two such bands and two B panels fit L1.
 
 Otherwise (groups, a feature map too large for L1) the schedule keeps the staged im2col
 (:mod:`te_compat.cube.staging`).  Each k-step's A panel is ``mt`` load3d instructions, one per fractal row of
@@ -46,6 +47,7 @@ class Load3dConv:
     pad_right: int
     pad_bottom: int
     c1_per_load: int
+    band_rows: int = 0      # input rows a tile's output pixels read at most (0: not yet sized)
 
     @property
     def positions(self) -> int:
@@ -53,8 +55,13 @@ class Load3dConv:
         return self.kh * self.kw
 
     def plane_elems(self, c0: int) -> int:
-        """Elements of one load's feature-map plane in L1."""
-        return self.c1_per_load * self.h * self.w * c0
+        """Elements of one load's feature-map band in L1."""
+        return self.c1_per_load * self.band_rows * self.w * c0
+
+    def rows_for(self, pixels: int) -> int:
+        """Input rows at most that ``pixels`` consecutive output pixels of an image read (within the image)."""
+        out_rows = min(-(-(pixels - 1) // self.wo) + 1, self.ho)
+        return min((out_rows - 1) * self.stride_h + (self.kh - 1) * self.dilate_h + 1, self.h)
 
 
 def load3d_graph(graph, chip):
@@ -78,17 +85,18 @@ def load3d_graph(graph, chip):
 
 
 def fit_tiling(tiling, conv: Load3dConv, chip, in_bytes: int) -> tuple:
-    """(tiling, conv) with loads of whole channel blocks whose feature-map planes fit L1 twice beside two B
-    panels, the k-step dividing a load, A never resident; (None, None) when no plane fits."""
+    """(tiling, conv) with loads of whole channel blocks whose feature-map bands fit L1 twice beside two B
+    panels, the k-step dividing a load, A never resident; (None, None) when no band fits."""
     frac_in = FRACTAL * chip.block_bytes
     c0 = chip.block_bytes // in_bytes
+    band = conv.rows_for(tiling.mt * FRACTAL)
     for c1_per_load in sorted((d for d in range(1, conv.c1 + 1) if conv.c1 % d == 0), reverse=True):
         kl = c1_per_load * conv.positions
         kt = math.gcd(kl, tiling.kt)
-        plane = c1_per_load * conv.h * conv.w * c0 * in_bytes
+        plane = c1_per_load * band * conv.w * c0 * in_bytes
         if 2 * plane + 2 * kl * tiling.ns * frac_in <= chip.l1_bytes:
             fitted = dataclasses.replace(tiling, kt=kt, kl=kl, a_resident=False, first_loads=())
-            return fitted, dataclasses.replace(conv, c1_per_load=c1_per_load)
+            return fitted, dataclasses.replace(conv, c1_per_load=c1_per_load, band_rows=band)
     return None, None
 
 

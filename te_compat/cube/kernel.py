@@ -232,11 +232,12 @@ class CubeWriter:
         a_batch = b * (t.k1 * a_rows * k0)
         b_batch = b * (t.k1 * b_rows * k0) if self.b_batched else 0
         # A panel [kl, mt*16, K0] of [k1, M1*16, K0]; B panel [kl, ns*16, K0] of [k1, N1*16, K0]
-        if a_range is not None and self.load3d is not None:     # the load's channel blocks of image b
-            conv = self.load3d
-            plane = conv.h * conv.w * k0
-            kb.data_move(self.l1_a[l1_a0], self.a_src[(b * conv.c1 + k_first // conv.positions) * plane], 0, 1,
-                         self.a_chunk * _ITEMSIZE[self.d.in_dtype] // self.blk, 0, 0)
+        if a_range is not None and self.load3d is not None:     # the load's channel blocks of image b: the band
+            conv, (row0, rows) = self.load3d, self._band(m1_0)       # of input rows the tile's pixels read
+            row_blocks = conv.w * k0 * _ITEMSIZE[self.d.in_dtype] // self.blk
+            kb.data_move(self.l1_a[l1_a0], self.a_src[((b * conv.c1 + k_first // conv.positions) * conv.h + row0) *
+                                                      conv.w * k0], 0, conv.c1_per_load, rows * row_blocks,
+                         (conv.h - rows) * row_blocks, 0)
         elif a_range is not None:    # a resident panel's piece goes to its place; else to this load's slot
             a_first, a_count = a_range
             a_dst = a_first * t.mt * FRACTAL * k0 if self.a_resident else l1_a0
@@ -376,20 +377,31 @@ class CubeWriter:
                 kb.data_move(self.l0a[a0 + m * t.kt * frac], self.l1_a[l1_a0 + m * frac], 0, t.kt, FRACTAL,
                              (t.mt - 1) * FRACTAL, 0)
 
+    def _band(self, m1_0) -> tuple:
+        """(first input row, row count) of the image the output pixels of the tile from fractal row ``m1_0`` read,
+        clipped to the image (rows outside it are padding load3d supplies)."""
+        conv, t = self.load3d, self.t
+        last_pixel = _min(m1_0 * FRACTAL + t.mt * FRACTAL, conv.ho * conv.wo) - 1
+        top = (m1_0 * FRACTAL) // conv.wo * conv.stride_h - conv.pad_top
+        bottom = last_pixel // conv.wo * conv.stride_h - conv.pad_top + (conv.kh - 1) * conv.dilate_h
+        first = _max(top, 0)
+        return first, _min(bottom, conv.h - 1) - first + 1
+
     def _load3d(self, at: tuple, a0) -> None:
         """One k-step's zZ A panel gathered from the feature-map plane in L1: per fractal row of output pixels
         one load3d of ``kt`` kernel positions (repeat mode 0: kernel column, then row, then channel block)."""
         kb, t, conv = self.kb, self.t, self.load3d
         plane, k_in_load = at
         c1, rest = divmod(k_in_load, conv.positions)
+        first, count = self._band(self.m_start)          # the band of rows L1 holds (its channel blocks' pitch)
         for m in range(t.mt):
             pixel = (self.m_start + m) * FRACTAL           # the fractal row's first output pixel of the image
             kb.emit("load3d", dst=self.l0a[a0 + m * t.kt * FRACTAL * self.k0], src=self.l1_a[plane],
                     pad_left=conv.pad_left, pad_right=conv.pad_right, pad_top=conv.pad_top,
-                    pad_bottom=conv.pad_bottom, l1_h=conv.h, l1_w=conv.w, c1_index=c1,
+                    pad_bottom=conv.pad_bottom, l1_h=count, l1_w=conv.w, c1_index=c1,
                     fetch_filter_w=rest % conv.kw, fetch_filter_h=rest // conv.kw,
                     left_top_w=pixel % conv.wo * conv.stride_w - conv.pad_left,
-                    left_top_h=pixel // conv.wo * conv.stride_h - conv.pad_top, stride_w=conv.stride_w,
+                    left_top_h=pixel // conv.wo * conv.stride_h - conv.pad_top - first, stride_w=conv.stride_w,
                     stride_h=conv.stride_h, filter_w=conv.kw, filter_h=conv.kh, dilation_filter_w=conv.dilate_w,
                     dilation_filter_h=conv.dilate_h, jump_offset=1, repeat_mode=0, repeat_time=t.kt)
 
@@ -571,10 +583,20 @@ class CubeWriter:
         row_blocks = FRACTAL * _ITEMSIZE[dtype] // self.blk
         rows = t.mt * FRACTAL
         inside = pixels - m1_0 * FRACTAL
-        valid = min(rows, inside) if isinstance(inside, int) else E(BinOp("min", raw(rows), raw(inside)))
+        valid = _min(rows, inside)
         base = b * (t.n1 * pixels * FRACTAL) + (n1_0 * pixels + m1_0 * FRACTAL) * FRACTAL
         self.kb.data_move(self.out_dst[base], ub[0], 0, t.nc, valid * row_blocks, (rows - valid) * row_blocks,
                           (pixels - valid) * row_blocks)
+
+
+def _min(a, b):
+    """min of two ints or kernel expressions."""
+    return min(a, b) if isinstance(a, int) and isinstance(b, int) else E(BinOp("min", raw(a), raw(b)))
+
+
+def _max(a, b):
+    """max of two ints or kernel expressions."""
+    return max(a, b) if isinstance(a, int) and isinstance(b, int) else E(BinOp("max", raw(a), raw(b)))
 
 
 class _Part:

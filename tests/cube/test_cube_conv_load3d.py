@@ -101,12 +101,14 @@ def test_load3d_estimate_is_the_cubes_not_the_scalar_units(chip, monkeypatch):
     assert staged["busiest_pipe"] == "S" and staged["cycles"] > 1000 * row["cycles"]
 
 
-def test_a_feature_map_plane_too_large_for_l1_keeps_the_staged_path():
+def test_a_feature_map_band_too_large_for_l1_keeps_the_staged_path():
     chip = get_chip("Ascend910B1")
     from te_compat.cube.tiling import CubeTiling
     tiling = CubeTiling(m1=64, n1=4, k1=9, mt=8, nt=4, kt=9, batch=1, block_dim=8, k0=16, nc=2)
-    wide = Load3dConv(1, 1, 200, 200, 3, 3, 200, 200, 1, 1, 1, 1, 1, 1, 1, 1, 0)     # one block: 1.25 MiB
+    # a tile's 128 output pixels of a 20000-wide image read 4 input rows: 2.4 MiB of one channel block
+    wide = Load3dConv(1, 1, 8, 20000, 3, 3, 8, 20000, 1, 1, 1, 1, 1, 1, 1, 1, 0)
     assert fit_tiling(tiling, wide, chip, 2) == (None, None)
     small = Load3dConv(1, 4, 28, 28, 3, 3, 28, 28, 1, 1, 1, 1, 1, 1, 1, 1, 0)
     fitted, conv = fit_tiling(tiling, small, chip, 2)
     assert conv.c1_per_load == 4 and fitted.kl == 36 and fitted.kl % fitted.kt == 0 and not fitted.a_resident
+    assert conv.band_rows == 8          # 128 pixels span 6 output rows (5 + a partial one): 6 - 1 + 3 input rows

@@ -3,16 +3,18 @@
 CANN's convolution schedule never writes the im2col matrix: it moves rows of the NC1HWC0 feature map into L1 and
 lets ``load3d`` gather each k-step's A fractals from them into L0A.  The cube schedule does the same when it can:
 
-* the convolution is ungrouped; the matmul runs as a batch over the images, M = Ho * Wo output pixels of one
-  image, K = (channel block, kernel row, kernel column) fractals in the FRACTAL_Z filter's order, the filter read
-  in place as B, and the native result ``[N, Co1, M, 16]`` is the NC1HWC0 output itself (when Ho * Wo is not a
-  whole number of fractals the last fractal row's pixels past the image are computed and not stored), so nothing
-  is staged and the tiles spread over the cube cores;
+* the matmul runs as a batch over the images and, for a grouped convolution, its extended groups (image-major):
+  M = Ho * Wo output pixels of one image, K = (channel block, kernel row, kernel column) fractals of the group's
+  channel blocks in the FRACTAL_Z filter's order, the filter (one batch of it per group) read in place as B, and
+  the native result ``[N, groups * Co1_g, M, 16]`` is the NC1HWC0 output itself (when Ho * Wo is not a whole
+  number of fractals the last fractal row's pixels past the image are computed and not stored), so nothing is
+  staged and the tiles spread over the cube cores.  Groups qualify when their channel blocks lie inside the feature
+  map and their output blocks tile the output exactly;
 * a GM -> L1 load brings ``c1_per_load`` channel blocks of one image's feature map (the load's K fractals are
   those blocks' kernel positions), only the input rows the tile's output pixels read (``band_rows`` at most, clipped
   to the image: rows above and below are padding load3d supplies); two such bands and two B panels fit L1.
 
-Otherwise (groups, a feature map too large for L1) the schedule keeps the staged im2col
+Otherwise (groups that do not, a band too large for L1) the schedule keeps the staged im2col
 (:mod:`te_compat.cube.staging`).  Each k-step's A panel is ``mt`` load3d instructions, one per fractal row of
 output pixels, ``kt`` kernel positions each (repeat mode 0): the zZ panel mmad reads.
 """
@@ -31,7 +33,7 @@ class Load3dConv:
     """The feature map's geometry for load3d and the K fractals of one GM -> L1 load."""
 
     n_img: int
-    c1: int
+    c1: int                 # channel blocks of one (extended) group: what the K fractals run over
     h: int
     w: int
     kh: int
@@ -48,6 +50,12 @@ class Load3dConv:
     pad_bottom: int
     c1_per_load: int
     band_rows: int = 0      # input rows a tile's output pixels read at most (0: not yet sized)
+    groups: int = 1         # extended groups (the batch's inner index)
+    image_c1: int = 0       # channel blocks of the feature map (0: c1)
+
+    def plane_c1(self) -> int:
+        """Channel blocks between two images of the feature map."""
+        return self.image_c1 or self.c1
 
     @property
     def positions(self) -> int:
@@ -68,8 +76,11 @@ def load3d_graph(graph, chip):
     """(graph with the per-image matmul desc, its geometry without ``c1_per_load``) when the convolution can take
     its A operand by load3d on ``chip`` (see the module docstring), else None."""
     geo = graph.conv
-    if geo is None or geo["real_g"] != 1 or ("L1", "L0A") not in chip.paths:
+    if geo is None or ("L1", "L0A") not in chip.paths:
         return None
+    groups = geo["real_g"]
+    if groups > 1 and (groups * geo["cin1_g"] > geo["c1"] or groups * geo["cout1_g"] != geo["co1"]):
+        return None                 # a group's channel blocks past the feature map, or output blocks not tiled
     reach_w = (geo["kw"] - 1) * geo["dilate_w"] + 1
     reach_h = (geo["kh"] - 1) * geo["dilate_h"] + 1
     pad_right = max((geo["wo"] - 1) * geo["stride_w"] + reach_w - geo["w"] - geo["pad_left"], 0)
@@ -77,10 +88,10 @@ def load3d_graph(graph, chip):
     if (geo["w"] + geo["pad_left"] + pad_right - reach_w) // geo["stride_w"] + 1 != geo["wo"]:
         return None                 # load3d's window walk would not give the output width
     d = graph.desc
-    desc = dataclasses.replace(d, m=geo["ho"] * geo["wo"], batch=(geo["n_img"],))
-    conv = Load3dConv(geo["n_img"], geo["c1"], geo["h"], geo["w"], geo["kh"], geo["kw"], geo["ho"], geo["wo"],
+    desc = dataclasses.replace(d, m=geo["ho"] * geo["wo"], batch=(geo["n_img"],) + ((groups,) if groups > 1 else ()))
+    conv = Load3dConv(geo["n_img"], geo["cin1_g"], geo["h"], geo["w"], geo["kh"], geo["kw"], geo["ho"], geo["wo"],
                       geo["stride_h"], geo["stride_w"], geo["dilate_h"], geo["dilate_w"], geo["pad_top"],
-                      geo["pad_left"], pad_right, pad_bottom, 0)
+                      geo["pad_left"], pad_right, pad_bottom, 0, groups=groups, image_c1=geo["c1"])
     return dataclasses.replace(graph, desc=desc), conv
 
 

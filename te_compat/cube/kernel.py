@@ -230,14 +230,14 @@ class CubeWriter:
         kb.wait_flag("MTE1", "MTE2", slot)
         a_rows, b_rows = t.m1 * FRACTAL, t.n1 * FRACTAL
         a_batch = b * (t.k1 * a_rows * k0)
-        b_batch = b * (t.k1 * b_rows * k0) if self.b_batched else 0
+        b_batch = self._group(b) * (t.k1 * b_rows * k0) if self.b_batched else 0
         # A panel [kl, mt*16, K0] of [k1, M1*16, K0]; B panel [kl, ns*16, K0] of [k1, N1*16, K0]
         if a_range is not None and self.load3d is not None:     # the load's channel blocks of image b: the band
             conv, (row0, rows) = self.load3d, self._band(m1_0)       # of input rows the tile's pixels read
             row_blocks = conv.w * k0 * _ITEMSIZE[self.d.in_dtype] // self.blk
-            kb.data_move(self.l1_a[l1_a0], self.a_src[((b * conv.c1 + k_first // conv.positions) * conv.h + row0) *
-                                                      conv.w * k0], 0, conv.c1_per_load, rows * row_blocks,
-                         (conv.h - rows) * row_blocks, 0)
+            block = b // conv.groups * conv.plane_c1() + self._group(b) * conv.c1 + k_first // conv.positions
+            kb.data_move(self.l1_a[l1_a0], self.a_src[(block * conv.h + row0) * conv.w * k0], 0, conv.c1_per_load,
+                         rows * row_blocks, (conv.h - rows) * row_blocks, 0)
         elif a_range is not None:    # a resident panel's piece goes to its place; else to this load's slot
             a_first, a_count = a_range
             a_dst = a_first * t.mt * FRACTAL * k0 if self.a_resident else l1_a0
@@ -377,6 +377,12 @@ class CubeWriter:
                 kb.data_move(self.l0a[a0 + m * t.kt * frac], self.l1_a[l1_a0 + m * frac], 0, t.kt, FRACTAL,
                              (t.mt - 1) * FRACTAL, 0)
 
+    def _group(self, b):
+        """The (extended) group of batch ``b``: a load3d convolution's batch is (image, group), groups inner."""
+        if self.load3d is not None:
+            return b % self.load3d.groups if self.load3d.groups > 1 else 0
+        return b
+
     def _band(self, m1_0) -> tuple:
         """(first input row, row count) of the image the output pixels of the tile from fractal row ``m1_0`` read,
         clipped to the image (rows outside it are padding load3d supplies)."""
@@ -473,7 +479,7 @@ class CubeWriter:
             current = self._ub_of(d.acc_dtype, uslot)
             self._load_chunk(slot, chunk, current, last)
             if self.bias_src is not None:
-                self._add_bias(n_first + (b * t.n1 if self.bias_batched else 0), current, uslot)
+                self._add_bias(n_first + (self._group(b) * t.n1 if self.bias_batched else 0), current, uslot)
             if self.gemm is not None:        # alpha * acc + beta * C in the accumulator dtype (gemm_epilogue)
                 self.gemm.apply(current, b, m1_0, n_first, uslot)
             dtype = d.acc_dtype

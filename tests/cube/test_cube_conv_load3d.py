@@ -112,3 +112,52 @@ def test_a_feature_map_band_too_large_for_l1_keeps_the_staged_path():
     fitted, conv = fit_tiling(tiling, small, chip, 2)
     assert conv.c1_per_load == 4 and fitted.kl == 36 and fitted.kl % fitted.kt == 0 and not fitted.a_resident
     assert conv.band_rows == 8          # 128 pixels span 6 output rows (5 + a partial one): 6 - 1 + 3 input rows
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_grouped_conv_gathers_each_groups_channel_blocks(chip):
+    """Three groups over two extended groups (tests/cube/test_cube_conv_groups.py) through ops.Custom: a batch of
+    (image, group), each group's A gathered from its own channel blocks, B its own filter batch, its output blocks
+    written in place; against numpy."""
+    from tests.cube.test_cube_conv_groups import _f16, _run
+    set_chip(chip)
+    x, w, bias = _f16((2, 24, 9, 7), 31), _f16((24, 8, 3, 3), 32), _f16((24,), 33)
+    out, ref, record = _run(x, w, bias, 3, stride=(2, 1), pad=(1, 1, 2, 0), dilation=(1, 2))
+    assert "load3d" in {instr.opcode for _, instr in record.kernel.instructions()}
+    np.testing.assert_allclose(out.astype(np.float32), ref, rtol=2e-3, atol=3e-2)
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_grouped_conv_without_bias_matches_the_staged_path_bit_for_bit(chip, monkeypatch):
+    """Two extended groups of 16 channels each, built directly (no build cache): the load3d kernel spreads the
+    (image, group) batch over the cores and gives the staged im2col's bits."""
+    import npusim.compat  # noqa: F401
+    import te.lang.cce as cce
+    from te import tvm
+    from te_compat.build import BuiltKernel
+    from te_compat.build.cce import build_kernel
+    set_chip(chip)
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((2, 32, 8, 8)).astype(np.float16)
+    x5 = to_format(x, "NC1HWC0")
+    wz = rng.standard_normal((2 * 9, 1, 16, 16)).astype(np.float16)     # [real_g * cin1_g * 9, cout1_g, 16, 16]
+
+    def run(name):
+        fmap = tvm.placeholder(x5.shape, name="fmap", dtype="float16")
+        weight = tvm.placeholder(wz.shape, name="weight", dtype="float16")
+        para = {"pad_h": [1, 1], "pad_w": [1, 1], "stride_h": 1, "stride_w": 1, "filter_h": 3, "filter_w": 3,
+                "group": 2, "group_dict": {"real_g": 2, "cin1_g": 1, "cout_g": 16, "cout_ori": 16}}
+        res = cce.conv(fmap, weight, para)
+        kernel = BuiltKernel.from_result(build_kernel(cce.auto_schedule(res),
+                                                      {"name": name, "tensor_list": [fmap, weight, res]}))
+        with profile() as prof:
+            out = kernel.run(x5, wz)
+        opcodes = {instr.opcode for _, instr in kernel.kernel.instructions()}
+        return np.asarray(out[0] if isinstance(out, (list, tuple)) else out), opcodes, prof.rows()[-1]
+
+    gathered, opcodes, row = run("conv_groups_l3d")
+    assert "load3d" in opcodes and "tvm_call" not in opcodes and row["block_dim"] > 1
+    _staged(monkeypatch)
+    staged, staged_opcodes, _ = run("conv_groups_staged")
+    assert "load3d" not in staged_opcodes
+    assert gathered.tobytes() == staged.tobytes()

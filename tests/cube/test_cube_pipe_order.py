@@ -1,7 +1,7 @@
 """The cube kernel's flags order every access to L1 / L0A / L0B / L0C between pipes (tests/cube/pipe_order.py walks
 the instructions as the pipes run them): the L0A ring's flagless A moves (te_compat/cube/kernel.py ``_k_step``),
-the planned first loads, the pieced tail with its converting move out of L0C, several tiles per core, and a
-convolution whose A load3d gathers.  A ring of three slots, which the argument in ``_k_step`` does not cover, is
+the planned first loads, the pieced tail with its converting move out of L0C, several tiles per core, and
+convolutions (one group and two) whose A load3d gathers.  A ring of three slots, which the argument in ``_k_step`` does not cover, is
 caught."""
 import numpy as np
 import pytest
@@ -42,6 +42,21 @@ def _conv(name):
     return BuiltKernel.from_result(build_kernel(sch, {"name": name, "tensor_list": [fmap, weight, res]})).kernel
 
 
+def _conv_groups(name):
+    import npusim.compat  # noqa: F401
+    import te.lang.cce as cce
+    from te import tvm
+    from te_compat.build import BuiltKernel
+    from te_compat.build.cce import build_kernel
+    fmap = tvm.placeholder((2, 2, 8, 8, 16), name="fmap", dtype="float16")
+    weight = tvm.placeholder((2 * 9, 1, 16, 16), name="weight", dtype="float16")
+    res = cce.conv(fmap, weight, {"pad_h": [1, 1], "pad_w": [1, 1], "stride_h": 1, "stride_w": 1, "filter_h": 3,
+                                  "filter_w": 3, "group": 2,
+                                  "group_dict": {"real_g": 2, "cin1_g": 1, "cout_g": 16, "cout_ori": 16}})
+    sch = cce.auto_schedule(res)
+    return BuiltKernel.from_result(build_kernel(sch, {"name": name, "tensor_list": [fmap, weight, res]})).kernel
+
+
 def _races(chip_name, build):
     chip = get_chip(chip_name)
     runtime = current_runtime().with_target(Target.of(chip))
@@ -56,11 +71,12 @@ CASES = [("Ascend910", lambda: _matmul(1024, 1024, 1024, "po_mm_1024")),      # 
          ("Ascend910", lambda: _matmul(2048, 2048, 1024, "po_mm_2048")),      # ring, several tiles per core
          ("Ascend910B1", lambda: _matmul(512, 1024, 2048, "po_mm_b1")),       # ring, fixpipe out
          ("Ascend910", lambda: _matmul(256, 512, 256, "po_mm_small")),        # two L0 slots, no ring
-         ("Ascend910", lambda: _conv("po_conv")), ("Ascend910B1", lambda: _conv("po_conv_b1"))]
+         ("Ascend910", lambda: _conv("po_conv")), ("Ascend910B1", lambda: _conv("po_conv_b1")),
+         ("Ascend910", lambda: _conv_groups("po_conv_groups"))]
 
 
 @pytest.mark.parametrize("chip_name, build", CASES, ids=["910-1024", "910-2048", "910b1", "910-small", "910-conv",
-                                                         "910b1-conv"])
+                                                         "910b1-conv", "910-conv-groups"])
 def test_every_on_chip_access_between_pipes_is_ordered(chip_name, build):
     kernel, found = _races(chip_name, build)
     assert kernel.block_dim > 1

@@ -394,22 +394,27 @@ class CubeWriter:
         return first, _min(bottom, conv.h - 1) - first + 1
 
     def _load3d(self, at: tuple, a0) -> None:
-        """One k-step's zZ A panel gathered from the feature-map plane in L1: per fractal row of output pixels
-        one load3d of ``kt`` kernel positions (repeat mode 0: kernel column, then row, then channel block)."""
+        """One k-step's zZ A panel gathered from the feature-map band in L1: one load3d per kernel position taking
+        the ``mt`` fractal rows of output pixels one after another (repeat mode 1, ``kt`` fractals apart), or, when
+        the k-step has more kernel positions than fractal rows, one per fractal row taking its ``kt`` positions
+        (repeat mode 0: kernel column, then row, then channel block)."""
         kb, t, conv = self.kb, self.t, self.load3d
         plane, k_in_load = at
-        c1, rest = divmod(k_in_load, conv.positions)
         first, count = self._band(self.m_start)          # the band of rows L1 holds (its channel blocks' pitch)
-        for m in range(t.mt):
-            pixel = (self.m_start + m) * FRACTAL           # the fractal row's first output pixel of the image
-            kb.emit("load3d", dst=self.l0a[a0 + m * t.kt * FRACTAL * self.k0], src=self.l1_a[plane],
+        frac = FRACTAL * self.k0
+        by_position = t.kt < t.mt
+        for i in range(t.kt if by_position else t.mt):
+            c1, rest = divmod(k_in_load + (i if by_position else 0), conv.positions)
+            pixel = self.m_start * FRACTAL if by_position else (self.m_start + i) * FRACTAL
+            kb.emit("load3d", dst=self.l0a[a0 + (i if by_position else i * t.kt) * frac], src=self.l1_a[plane],
                     pad_left=conv.pad_left, pad_right=conv.pad_right, pad_top=conv.pad_top,
                     pad_bottom=conv.pad_bottom, l1_h=count, l1_w=conv.w, c1_index=c1,
                     fetch_filter_w=rest % conv.kw, fetch_filter_h=rest // conv.kw,
                     left_top_w=pixel % conv.wo * conv.stride_w - conv.pad_left,
                     left_top_h=pixel // conv.wo * conv.stride_h - conv.pad_top - first, stride_w=conv.stride_w,
                     stride_h=conv.stride_h, filter_w=conv.kw, filter_h=conv.kh, dilation_filter_w=conv.dilate_w,
-                    dilation_filter_h=conv.dilate_h, jump_offset=1, repeat_mode=0, repeat_time=t.kt)
+                    dilation_filter_h=conv.dilate_h, jump_offset=t.kt if by_position else 1,
+                    repeat_mode=1 if by_position else 0, repeat_time=t.mt if by_position else t.kt)
 
     # -- epilogue -------------------------------------------------------------------------------------------------
     def _epilogue(self, b, m1_0, n1_0, width: int, slot: int) -> None:

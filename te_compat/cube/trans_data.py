@@ -7,7 +7,7 @@ program doing the conversion element by element, runs it on the runtime's device
 The program moves data only (the result equals :mod:`npusim.custom.backends.tbe_formats`' numpy conversion); its
 cost is what the scalar unit would take, an upper bound of CANN's vector TransData.
 
-Formats (``c0``: one 32-byte block of the dtype): FRACTAL_NZ of ``[..., r, c]`` is ``[..., c1, r1, 16, c0]``;
+Formats (``c0``: 32 for 1-byte dtypes, else 16, as MindSpore sizes it): FRACTAL_NZ of ``[..., r, c]`` is ``[..., c1, r1, 16, c0]``;
 NC1HWC0 of ``[n, c, h, w]`` is ``[n, c1, h, w, c0]``; FRACTAL_Z of an NCHW weight is ``[c1 * h * w, n1, 16, c0]`` (of
 a tensor of fewer dims: of its NCHW padding, which the caller reshapes it to).
 """
@@ -25,7 +25,8 @@ NZ, NC1HWC0, FRACTAL_Z = "FRACTAL_NZ", "NC1HWC0", "FRACTAL_Z"
 
 
 def _c0(dtype: str, block_bytes: int) -> int:
-    return block_bytes // np.dtype(dtype).itemsize
+    """C0 as MindSpore sizes it: one block of a 1-byte dtype (32), else 16 (float32 / int32 too)."""
+    return block_bytes if np.dtype(dtype).itemsize == 1 else FRACTAL
 
 
 def _to_format(src, fmt: str, shape: tuple, c0: int):

@@ -2,14 +2,15 @@
 
 ``conv(data, weight, para_dict, optim_dict=None, dsl_flag=True)``: ``data`` is the NC1HWC0 feature map
 ``[N, C1, H, W, C0]``, ``weight`` the FRACTAL_Z filter ``[C1 * kh * kw, Co1, 16, C0]`` (CANN's layouts;
-C0 = 16 for float16); ``para_dict`` has ``pad_h`` / ``pad_w`` ([before, after] or one int), ``stride_h`` /
-``stride_w``, ``dilate_h`` / ``dilate_w`` (default 1), ``filter_h`` / ``filter_w``, ``res_dtype`` (float16 or
-float32; default float16), ``bias_tensor`` (``[Cout]`` or None), ``group`` (default 1) and, for a grouped
-convolution, optionally ``group_dict``.  The result is NC1HWC0 ``[N, Co1, Ho, Wo, 16]``.  As a matmul: M = N * Ho *
-Wo output pixels, K = C1 * kh * kw * C0 (the filter's own K order: channel block, then kernel row and column, then
-the channel inside the block), N = Co1 * 16 output channels; the node carries
-:class:`~te_compat.dsl.cube.MatmulDesc` attrs plus the convolution's geometry, and the cube schedule builds the A
-operand by im2col (load3d's job on the hardware).  Accumulation in float32.
+C0 = 16 for float16, 32 for int8); ``para_dict`` has ``pad_h`` / ``pad_w`` ([before, after] or one int),
+``stride_h`` / ``stride_w``, ``dilate_h`` / ``dilate_w`` (default 1), ``filter_h`` / ``filter_w``, ``res_dtype``
+(float16 data: float16 or float32, default float16; int8 data: int32), ``bias_tensor`` (``[Cout]`` or None),
+``group`` (default 1) and, for a grouped convolution, optionally ``group_dict``.  The result is NC1HWC0
+``[N, Co1, Ho, Wo, 16]``.  As a matmul: M = N * Ho * Wo output pixels, K = C1 * kh * kw * C0 (the filter's own K
+order: channel block, then kernel row and column, then the channel inside the block), N = Co1 * 16 output
+channels; the node carries :class:`~te_compat.dsl.cube.MatmulDesc` attrs plus the convolution's geometry, and the
+cube schedule gathers the A operand by load3d (or builds it by a staged im2col:
+:mod:`te_compat.cube.conv_load3d`).  Accumulation in float32 (int8 data: int32, exact).
 
 Groups.  CANN 2020 has none: ``te.lang.cce.conv`` reads no group key, its conv2d op takes ``groups`` and ignores it,
 and its ``check_conv_shape`` rejects a filter with fewer channels than the feature map.  Later CANN (and so this
@@ -33,6 +34,9 @@ from npusim.errors import TbeArgumentError, TbeDtypeError
 from te_compat.dsl.cube import FRACTAL, MATMUL_TAG, ND, NZ, ceil_div
 
 CONV_KIND = "conv2d"
+#: input dtype -> the cube's accumulator dtype and the result dtypes (the first the default)
+_ACC_OF = {"float16": "float32", "int8": "int32"}
+_RES = {"float16": ("float16", "float32"), "int8": ("int32",)}
 
 
 def _pair(value, name: str) -> tuple:
@@ -117,11 +121,15 @@ def _geometry(data, weight, para: dict) -> dict:
 def conv(data, weight, para_dict, optim_dict=None, dsl_flag=True):
     """``te.lang.cce.conv``: see the module docstring."""
     para = dict(para_dict or {})
-    if str(data.dtype) != "float16" or str(weight.dtype) != "float16":
-        raise TbeDtypeError(f"conv: data and weight must be float16, got {data.dtype} and {weight.dtype}")
-    res_dtype = str(para.get("res_dtype", "float16"))
-    if res_dtype not in ("float16", "float32"):
-        raise TbeDtypeError(f"conv: res_dtype must be float16 or float32, got {res_dtype!r}")
+    in_dtype = str(data.dtype)
+    if in_dtype not in _RES or str(weight.dtype) != in_dtype:
+        raise TbeDtypeError(f"conv: data and weight must both be float16 or both int8, got {data.dtype} and "
+                            f"{weight.dtype}")
+    acc = _ACC_OF[in_dtype]
+    res_dtype = str(para.get("res_dtype", _RES[in_dtype][0]))
+    if res_dtype not in _RES[in_dtype]:
+        raise TbeDtypeError(f"conv: res_dtype of {in_dtype} data must be one of {list(_RES[in_dtype])}, got "
+                            f"{res_dtype!r}")
     g = _geometry(data, weight, para)
     bias = para.get("bias_tensor")
     k_rows = g["cin1_g"] * g["kh"] * g["kw"]          # one (extended) group's filter rows
@@ -139,8 +147,8 @@ def conv(data, weight, para_dict, optim_dict=None, dsl_flag=True):
         pixel = data[b, tirx.min(block, g["c1"] - 1), tirx.max(tirx.min(row, g["h"] - 1), 0),
                      tirx.max(tirx.min(col, g["w"] - 1), 0), c]
         tap = weight[group * k_rows + k_axis // g["c0"], column, ci, c]
-        value = pixel.astype("float32") * tap.astype("float32")
-        return te.sum(tirx.if_then_else(inside, value, tirx.const(0, "float32")), axis=k_axis)
+        value = pixel.astype(acc) * tap.astype(acc)
+        return te.sum(tirx.if_then_else(inside, value, tirx.const(0, acc)), axis=k_axis)
 
     shape = (g["n_img"], g["co1"], g["ho"], g["wo"], FRACTAL)
     mmad = te.compute(shape, product, name="conv_mmad", tag="matmul_mmad")
@@ -149,13 +157,13 @@ def conv(data, weight, para_dict, optim_dict=None, dsl_flag=True):
         value = mmad[b, co1, y, x, ci]
         if bias is not None:
             cout = co1 * FRACTAL + ci
-            value = value + bias[tirx.min(cout, int(bias.shape[-1]) - 1)].astype("float32")
+            value = value + bias[tirx.min(cout, int(bias.shape[-1]) - 1)].astype(acc)
         return value.astype(res_dtype)
 
     m, k, n_out = g["n_img"] * g["ho"] * g["wo"], k_rows * g["c0"], g["cout1_g"] * FRACTAL
     batch = [g["real_g"]] if g["real_g"] > 1 else []       # the extended groups: a batch of matmuls
     attrs = {"m": m, "k": k, "n": n_out, "batch": batch, "trans_a": 0, "trans_b": 1, "format_a": ND,
-             "format_b": NZ, "format_out": ND, "in_dtype": "float16", "acc_dtype": "float32", "out_dtype": res_dtype,
+             "format_b": NZ, "format_out": ND, "in_dtype": in_dtype, "acc_dtype": acc, "out_dtype": res_dtype,
              "has_bias": int(bias is not None), "tensor_a": data, "tensor_b": weight, "tensor_mmad": mmad,
              "kind": CONV_KIND, **{f"conv_{key}": value for key, value in g.items()}}
     if bias is not None:

@@ -161,3 +161,33 @@ def test_grouped_conv_without_bias_matches_the_staged_path_bit_for_bit(chip, mon
     staged, staged_opcodes, _ = run("conv_groups_staged")
     assert "load3d" not in staged_opcodes
     assert gathered.tobytes() == staged.tobytes()
+
+
+@pytest.mark.parametrize("chip", CHIPS)
+def test_int8_conv_through_custom_is_exact(chip, monkeypatch):
+    """An int8 Conv2D (I8_5HD feature map, I8_FracZ filter: C0 = 32; an int32 bias; I32_5HD result) through the
+    CANN-style op file: exact int32 accumulation, A gathered by load3d."""
+    import importlib
+    from mindspore import Tensor, ops
+    from mindspore.ops import CustomRegOp, DataType
+    set_chip(chip)
+    rng = np.random.default_rng(43)
+    x = rng.integers(-128, 128, (2, 40, 9, 8)).astype(np.int8)
+    w = rng.integers(-128, 128, (24, 40, 3, 3)).astype(np.int8)
+    bias = rng.integers(-1000, 1000, 24).astype(np.int32)
+    reg = (CustomRegOp("Conv2DInt8").input(0, "x").input(1, "filter").input(2, "bias", "optional").output(0, "y")
+           .attr("strides", "required", "listInt").attr("pads", "required", "listInt")
+           .attr("dilations", "required", "listInt").attr("fuse_relu", "optional", "bool")
+           .dtype_format(DataType.I8_5HD, DataType.I8_FracZ, DataType.I32_Default, DataType.I32_5HD)
+           .target("Ascend").get_op_info())
+    impl = importlib.import_module("impl_cube_conv2d").conv2d
+    op = ops.Custom(impl, out_shape=(2, 24, 9, 8), out_dtype="int32", func_type="tbe", reg_info=reg)
+    out = op(Tensor(x), Tensor(w), Tensor(bias), [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], False).asnumpy()
+    xp = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    ref = np.zeros((2, 24, 9, 8), np.int64)
+    for i in range(3):
+        for j in range(3):
+            ref += np.einsum("nchw,oc->nohw", xp[:, :, i:i + 9, j:j + 8], w[:, :, i, j].astype(np.int64))
+    ref += bias[None, :, None, None]
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, ref)

@@ -96,3 +96,13 @@ def test_fractal_nz_operands_with_ori_shape_in_any_orientation(trans_a, trans_b,
         out = from_format(out, "FRACTAL_NZ", (m, n))
     ref = (a.T if trans_a else a).astype(np.float32) @ (b.T if trans_b else b).astype(np.float32)
     np.testing.assert_allclose(out.astype(np.float32), ref, rtol=2e-3, atol=2e-2)
+
+
+def test_c0_is_mindspores_cube_size():
+    """C0 as MindSpore's GetCubeSizeByType sizes it: 32 for 1-byte dtypes, 16 for every other (float32 and int32
+    too: the cube's 16 x 16 fractal), so a float32 / int32 result in FRACTAL_NZ or NC1HWC0 has the layout the cube
+    writes."""
+    assert converted_shape("FRACTAL_NZ", (5, 9), np.float32) == (1, 1, 16, 16)
+    assert converted_shape("NC1HWC0", (2, 24, 9, 8), np.int32) == (2, 2, 9, 8, 16)
+    assert converted_shape("NC1HWC0", (2, 40, 9, 8), np.int8) == (2, 2, 9, 8, 32)
+    assert converted_shape("FRACTAL_Z", (24, 40, 3, 3), np.float16) == (3 * 9, 2, 16, 16)

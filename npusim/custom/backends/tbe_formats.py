@@ -6,8 +6,8 @@ impl's dict says ``shape`` (the converted shape), ``format``, ``ori_shape`` (the
 output declared in such a format is converted back to the caller's shape after the kernel.  npusim does the same
 on the host (numpy; the conversions move data only, exactly):
 
-* ``FRACTAL_NZ`` of ``[..., r, c]``: ``[..., ceil(c / c0), ceil(r / 16), 16, c0]`` (c0: one 32-byte block of the
-  dtype: 16 for 2-byte, 8 for 4-byte, 32 for 1-byte dtypes), zero padding; ori_format ``ND``;
+* ``FRACTAL_NZ`` of ``[..., r, c]``: ``[..., ceil(c / c0), ceil(r / 16), 16, c0]`` (c0 as MindSpore sizes it: 32
+  for 1-byte dtypes, 16 for every other, float32 and int32 too), zero padding; ori_format ``ND``;
 * ``NC1HWC0`` of NCHW ``[n, c, h, w]``: ``[n, ceil(c / c0), h, w, c0]``; ori_format ``NCHW``;
 * ``FRACTAL_Z`` of an NCHW weight ``[n, c, h, w]``: ``[ceil(c / c0) * h * w, ceil(n / 16), 16, c0]``;
   ori_format ``NCHW``.
@@ -29,7 +29,9 @@ import numpy as np
 from npusim.errors import OpValueError, UnsupportedError
 
 FRACTAL = 16
-BLOCK_BYTES = 32          # a fractal row is one block: the format's definition (CANN's C0 = 32 bytes / itemsize)
+#: C0 of a 1-byte dtype (int8, uint8); every other dtype has 16 (MindSpore's GetCubeSizeByType: the cube's 16 x 16
+#: fractal in 2- and 4-byte dtypes alike, 16 x 32 for 1-byte ones)
+C0_BYTE_DTYPES = 32
 _DEFAULTS = ("", "DefaultFormat", "ND", "NCHW")
 NZ, NC1HWC0, FRACTAL_Z = "FRACTAL_NZ", "NC1HWC0", "FRACTAL_Z"
 _ORI_FORMAT = {NZ: "ND", NC1HWC0: "NCHW", FRACTAL_Z: "NCHW"}
@@ -70,7 +72,7 @@ def nchw(shape: tuple, fmt: str, reshape_type: str = "") -> tuple:
 
 
 def _c0(dtype) -> int:
-    return BLOCK_BYTES // np.dtype(dtype).itemsize
+    return C0_BYTE_DTYPES if np.dtype(dtype).itemsize == 1 else FRACTAL
 
 
 def _up(value: int, unit: int) -> int:

@@ -32,12 +32,13 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from npusim.errors.sim import InvalidOperandError, UnsupportedDtypeError
-from npusim.sim.checks import check_access, check_aligned, check_dtype, check_int_range
+from npusim.sim.checks import check_int_range
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, DATA_MOVE_NBURST_MAX, DATA_MOVE_SID_MAX
 from npusim.sim.isa.batch_moves import Side, _local_get, _local_put
 from npusim.sim.isa.context import CompileContext
+from npusim.sim.isa.l0c_out import check_local, form_and_path
 from npusim.sim.isa.rounding import convert
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -104,16 +105,7 @@ class _Geometry:
 
 def _check_chip(kc, src, dst):
     """The L0C -> UB path of this chip for the operands' form, or the error saying why not."""
-    chip = kc.chip
-    key = cc_to_ub_key(src.dtype, dst.dtype)
-    if key is None:
-        raise kc.fail(InvalidOperandError, f"{OPCODE} has no {src.dtype} -> {dst.dtype} form (forms: "
-                                           f"{', '.join(f'{a} -> {b}' for a, b in _KEYS)})")
-    check_dtype(kc.site, chip, OPCODE, key)
-    path = chip.paths.get(("L0C", "UB"))
-    if path is None:
-        raise kc.fail(InvalidOperandError, f"{OPCODE} on {chip.name} needs an L0C->UB path in its chip model")
-    return key, path
+    return form_and_path(kc, OPCODE, _KEYS, src, dst, "UB")
 
 
 def _relu(kc, instr, key: str) -> bool:
@@ -125,13 +117,6 @@ def _relu(kc, instr, key: str) -> bool:
         raise kc.fail(InvalidOperandError, f"relu applies to the float32 -> float32, float16 -> float16 and "
                                            f"float32 -> float16 forms only (no crMode relu for {key})")
     return relu
-
-
-def _check_local(site, op, start: int, span: int, align: int) -> None:
-    if start % align:
-        check_aligned(site, op.role, start, align)
-    if start < op.lo or start + span > op.hi:
-        check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, op.hi, "bytes")
 
 
 def _start(op, env) -> int:
@@ -165,7 +150,7 @@ def compile_cc_to_ub(instr, spec, kc: CompileContext) -> CompiledInstr:
     if fixed is not None:
         for op, span, align in ((src_b, fixed.src_span, aligns[0]), (dst_b, fixed.dst_span, aligns[1])):
             if isinstance(op.base, Const):
-                _check_local(site, op, op.base.value, span, align)
+                check_local(site, op, op.base.value, span, align)
     convert_bursts = _converter(spec.semantics, chip, (np_dtype(src.dtype), np_dtype(dst.dtype)), relu,
                                 relu or src.dtype != dst.dtype)
     index = site.instr_index
@@ -173,8 +158,8 @@ def compile_cc_to_ub(instr, spec, kc: CompileContext) -> CompiledInstr:
     def run(ctx):
         g = fixed or geometry(ctx.env)
         s0, d0 = _start(src_b, ctx.env), _start(dst_b, ctx.env)
-        _check_local(site, src_b, s0, g.src_span, aligns[0])
-        _check_local(site, dst_b, d0, g.dst_span, aligns[1])
+        check_local(site, src_b, s0, g.src_span, aligns[0])
+        check_local(site, dst_b, d0, g.dst_span, aligns[1])
         acc = as_strided(ctx.views[src_b.key][s0:], shape=(g.nburst, g.src_burst), strides=(g.src_pitch, 1),
                          writeable=False)
         data = convert_bursts(acc, g)
@@ -213,7 +198,7 @@ def _batch(kc, operands: tuple, geometries: tuple, convert_bursts, where: tuple)
         g = fixed or geometry_of(b.env)
         s0, d0 = src.starts(b), dst.starts(b)
         for start in (np.asarray(s0).reshape(-1) if isinstance(s0, np.ndarray) else (s0,)):
-            _check_local(site, src_b, int(start), g.src_span, src_align)
+            check_local(site, src_b, int(start), g.src_span, src_align)
         dst.check(b, d0, g.dst_span)
         acc = _local_get(b.views[src_b.key], b.rows, s0, g.src_shape)
         _local_put(b.views[dst_b.key], b.rows, d0, g.dst_shape, convert_bursts(acc, g))

@@ -38,7 +38,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from npusim.errors.sim import InvalidOperandError, UnsupportedDtypeError
-from npusim.sim.checks import check_access, check_aligned, check_dtype, check_int_range
+from npusim.sim.checks import check_access, check_int_range
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, MMAD_DIM_MAX
@@ -46,6 +46,7 @@ from npusim.sim.isa.atomic import accumulate
 from npusim.sim.isa.batch_moves import Side, _local_get, _log_bursts, gm_write
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.conv import compile_deq_scale
+from npusim.sim.isa.l0c_out import check_local, form_and_path
 from npusim.sim.isa.rounding import convert
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -171,15 +172,7 @@ def _check_chip(kc, src, dst) -> tuple:
     if not chip.isa.get(OPCODE):
         raise kc.fail(UnsupportedDtypeError, f"{OPCODE} is not an instruction of {chip.name} (its chip model "
                                              f"lists no isa.{OPCODE}: the result leaves L0C through UB there)")
-    key = fixpipe_key(src.dtype, dst.dtype)
-    if key is None:
-        raise kc.fail(InvalidOperandError, f"{OPCODE} has no {src.dtype} -> {dst.dtype} form (forms: "
-                                           f"{', '.join(f'{a} -> {b}' for a, b in _KEYS)})")
-    check_dtype(kc.site, chip, OPCODE, key)
-    path = chip.paths.get(("L0C", "GM"))
-    if path is None:
-        raise kc.fail(InvalidOperandError, f"{OPCODE} on {chip.name} needs an L0C->GM path in its chip model")
-    return key, path
+    return form_and_path(kc, OPCODE, _KEYS, src, dst, "GM")
 
 
 def compile_fixpipe(instr, spec, kc: CompileContext) -> CompiledInstr:
@@ -207,7 +200,7 @@ def compile_fixpipe(instr, spec, kc: CompileContext) -> CompiledInstr:
     fixed = geometry(None) if static else None
     src_b, dst_b = kc.as_bytes(src), kc.as_bytes(dst)
     if fixed is not None and isinstance(src_b.base, Const):
-        _check_local(site, src_b, src_b.base.value, fixed.src_span, align)
+        check_local(site, src_b, src_b.base.value, fixed.src_span, align)
     index, param = site.instr_index, dst.key[1]
     src_dt = np_dtype(src.dtype)
 
@@ -238,7 +231,7 @@ def _single(site, src_b, dst_b, geometries: tuple, convert_bursts, where: tuple)
         g = fixed or geometry_of(ctx.env)
         s0 = src_b.base.value if isinstance(src_b.base, Const) else src_b.base(ctx.env)
         d0 = dst_b.base.value if isinstance(dst_b.base, Const) else dst_b.base(ctx.env)
-        _check_local(site, src_b, s0, g.src_span, align)
+        check_local(site, src_b, s0, g.src_span, align)
         _check_gm(site, dst_b, d0, g.dst_span, ctx.gm_hi[dst_b.key])
         acc = as_strided(ctx.views[src_b.key][s0:], shape=(g.n1, g.src_burst), strides=(g.src_pitch, 1),
                          writeable=False)
@@ -251,13 +244,6 @@ def _single(site, src_b, dst_b, geometries: tuple, convert_bursts, where: tuple)
         ctx.append((index, g.dst_nburst * g.dst_burst))
         ctx.touch((index, param, d0, g.dst_nburst, g.dst_burst, g.dst_pitch))
     return run
-
-
-def _check_local(site, op, start: int, span: int, align: int) -> None:
-    if start % align:
-        check_aligned(site, op.role, start, align)
-    if start < op.lo or start + span > op.hi:
-        check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, op.hi, "bytes")
 
 
 def _check_gm(site, op, start: int, span: int, hi: int) -> None:
@@ -276,7 +262,7 @@ def _batch(kc, src_b, dst_b, geometries: tuple, convert_bursts, where: tuple):
         g = fixed or geometry_of(b.env)
         s0, d0 = src.starts(b), dst.starts(b)
         for start in (np.asarray(s0).reshape(-1) if isinstance(s0, np.ndarray) else (s0,)):
-            _check_local(site, src_b, int(start), g.src_span, align)
+            check_local(site, src_b, int(start), g.src_span, align)
         dst.check(b, d0, g.dst_span)
         acc = _local_get(b.views[src_b.key], b.rows, s0, (g.n1, g.src_burst, g.src_pitch))
         data = convert_bursts(acc, g)

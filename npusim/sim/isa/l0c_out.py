@@ -1,0 +1,34 @@
+"""Checks the instructions that move a matmul result out of L0C share (``copy_matrix_cc_to_gm``,
+``copy_matrix_cc_to_ubuf``): the operands' form on this chip and its path, and a local operand's alignment and
+bounds."""
+from __future__ import annotations
+
+from npusim.errors.sim import InvalidOperandError
+from npusim.sim.checks import check_access, check_aligned, check_dtype
+
+
+def form_and_path(kc, opcode: str, forms: dict, src, dst, dst_space: str) -> tuple:
+    """(isa key, the chip's L0C -> ``dst_space`` path) of ``opcode`` from ``src``'s dtype to ``dst``'s
+    (``forms``: (src dtype, dst dtype) -> key), or the typed error saying why not."""
+    chip = kc.chip
+    key = forms.get((src.dtype, dst.dtype))
+    if key is None:
+        raise kc.fail(InvalidOperandError, f"{opcode} has no {src.dtype} -> {dst.dtype} form (forms: "
+                                           f"{', '.join(f'{a} -> {b}' for a, b in forms)})")
+    check_dtype(kc.site, chip, opcode, key)
+    path = chip.paths.get(("L0C", dst_space))
+    if path is None:
+        raise kc.fail(InvalidOperandError, f"{opcode} on {chip.name} needs an L0C->{dst_space} path in its chip "
+                                           f"model")
+    return key, path
+
+
+def check_local(site, op, start: int, span: int, align: int) -> None:
+    """A local operand's byte ``start`` aligned to ``align`` and its ``span`` bytes inside the buffer."""
+    if start % align:
+        check_aligned(site, op.role, start, align)
+    if start < op.lo or start + span > op.hi:
+        check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, op.hi, "bytes")
+
+
+__all__ = ["check_local", "form_and_path"]

@@ -36,9 +36,9 @@ from npusim.sim.checks import check_int_range
 from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, DATA_MOVE_NBURST_MAX, DATA_MOVE_SID_MAX
-from npusim.sim.isa.batch_moves import Side, _local_get, _local_put
+from npusim.sim.isa.batch_moves import Side, _local_put
 from npusim.sim.isa.context import CompileContext
-from npusim.sim.isa.l0c_out import check_local, form_and_path
+from npusim.sim.isa.l0c_out import check_local, form_and_path, l0c_rows
 from npusim.sim.isa.rounding import convert
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -196,11 +196,9 @@ def _batch(kc, operands: tuple, geometries: tuple, convert_bursts, where: tuple)
 
     def batch(b):
         g = fixed or geometry_of(b.env)
-        s0, d0 = src.starts(b), dst.starts(b)
-        for start in (np.asarray(s0).reshape(-1) if isinstance(s0, np.ndarray) else (s0,)):
-            check_local(site, src_b, int(start), g.src_span, src_align)
+        acc = l0c_rows(b, site, src, src_b, g.src_span, src_align, g.src_shape)
+        d0 = dst.starts(b)
         dst.check(b, d0, g.dst_span)
-        acc = _local_get(b.views[src_b.key], b.rows, s0, g.src_shape)
         _local_put(b.views[dst_b.key], b.rows, d0, g.dst_shape, convert_bursts(acc, g))
         b.append((index, g.nburst * g.src_burst))
     return batch

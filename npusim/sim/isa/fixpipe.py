@@ -43,10 +43,10 @@ from npusim.sim.dtypes import np_dtype
 from npusim.sim.expr import Const
 from npusim.sim.geometry import DATA_MOVE_BURST_MAX, DATA_MOVE_GAP_MAX, MMAD_DIM_MAX
 from npusim.sim.isa.atomic import accumulate
-from npusim.sim.isa.batch_moves import Side, _local_get, _log_bursts, gm_write
+from npusim.sim.isa.batch_moves import Side, _log_bursts, gm_write
 from npusim.sim.isa.context import CompileContext
 from npusim.sim.isa.conv import compile_deq_scale
-from npusim.sim.isa.l0c_out import check_local, form_and_path
+from npusim.sim.isa.l0c_out import check_local, form_and_path, l0c_rows
 from npusim.sim.isa.rounding import convert
 from npusim.sim.isa.saturate import saturating
 from npusim.sim.isa.spec import CompiledInstr, InstrSpec, InstrStatic, OperandSpec
@@ -260,11 +260,9 @@ def _batch(kc, src_b, dst_b, geometries: tuple, convert_bursts, where: tuple):
 
     def batch(b):
         g = fixed or geometry_of(b.env)
-        s0, d0 = src.starts(b), dst.starts(b)
-        for start in (np.asarray(s0).reshape(-1) if isinstance(s0, np.ndarray) else (s0,)):
-            check_local(site, src_b, int(start), g.src_span, align)
+        acc = l0c_rows(b, site, src, src_b, g.src_span, align, (g.n1, g.src_burst, g.src_pitch))
+        d0 = dst.starts(b)
         dst.check(b, d0, g.dst_span)
-        acc = _local_get(b.views[src_b.key], b.rows, s0, (g.n1, g.src_burst, g.src_pitch))
         data = convert_bursts(acc, g)
         starts = d0 if isinstance(d0, np.ndarray) else np.full(b.active_count(), d0, dtype=np.int64)
         shape = (g.dst_nburst, g.dst_burst, g.dst_pitch)

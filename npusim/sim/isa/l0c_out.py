@@ -1,10 +1,13 @@
-"""Checks the instructions that move a matmul result out of L0C share (``copy_matrix_cc_to_gm``,
-``copy_matrix_cc_to_ubuf``): the operands' form on this chip and its path, and a local operand's alignment and
-bounds."""
+"""What the instructions that move a matmul result out of L0C share (``copy_matrix_cc_to_gm``,
+``copy_matrix_cc_to_ubuf``): the operands' form on this chip and its path, a local operand's alignment and bounds,
+and the batched read of every row's L0C bursts."""
 from __future__ import annotations
+
+import numpy as np
 
 from npusim.errors.sim import InvalidOperandError
 from npusim.sim.checks import check_access, check_aligned, check_dtype
+from npusim.sim.isa.batch_moves import _local_get
 
 
 def form_and_path(kc, opcode: str, forms: dict, src, dst, dst_space: str) -> tuple:
@@ -31,4 +34,13 @@ def check_local(site, op, start: int, span: int, align: int) -> None:
         check_access(site, op.role, op.buffer, start, start + span - 1, op.lo, op.hi, "bytes")
 
 
-__all__ = ["check_local", "form_and_path"]
+def l0c_rows(b, site, side, op, span: int, align: int, shape: tuple) -> np.ndarray:
+    """A lockstep batch's L0C reads: every active row's ``shape`` = (bursts, burst bytes, pitch) from its start
+    (``side``: the operand's batched start), each start checked first."""
+    starts = side.starts(b)
+    for start in (np.asarray(starts).reshape(-1) if isinstance(starts, np.ndarray) else (starts,)):
+        check_local(site, op, int(start), span, align)
+    return _local_get(b.views[op.key], b.rows, starts, shape)
+
+
+__all__ = ["check_local", "form_and_path", "l0c_rows"]

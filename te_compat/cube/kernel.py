@@ -390,8 +390,9 @@ class CubeWriter:
         last_pixel = _min(m1_0 * FRACTAL + t.mt * FRACTAL, conv.ho * conv.wo) - 1
         top = (m1_0 * FRACTAL) // conv.wo * conv.stride_h - conv.pad_top
         bottom = last_pixel // conv.wo * conv.stride_h - conv.pad_top + (conv.kh - 1) * conv.dilate_h
-        first = _max(top, 0)
-        return first, _min(bottom, conv.h - 1) - first + 1
+        # a tile whose windows all lie in the padding still loads one row (no window reads it: load3d pads them)
+        first = _min(_max(top, 0), conv.h - 1)
+        return first, _max(_min(bottom, conv.h - 1) - first + 1, 1)
 
     def _load3d(self, at: tuple, a0) -> None:
         """One k-step's zZ A panel gathered from the feature-map band in L1: one load3d per kernel position taking

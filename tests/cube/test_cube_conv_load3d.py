@@ -58,6 +58,8 @@ CASES = [  # x, w, stride, pad (top, bottom, left, right), dilation, bias, relu,
     ((2, 19, 9, 11), (20, 19, 3, 3), (2, 1), (1, 1, 2, 2), (1, 2), True, True, "float16"),     # 55 pixels
     ((2, 16, 9, 8), (32, 16, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), True, False, "float32"),     # 72 pixels
     ((1, 16, 12, 12), (16, 16, 5, 5), (2, 2), (2, 2, 2, 2), (1, 1), False, True, "float16"),
+    ((1, 16, 4, 16), (16, 16, 1, 1), (1, 1), (0, 12, 0, 0), (1, 1), False, False, "float16"),   # tiles all padding
+    ((1, 16, 4, 16), (16, 16, 3, 3), (1, 1), (14, 0, 1, 1), (1, 1), True, False, "float32"),
 ]
 
 

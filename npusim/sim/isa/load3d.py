@@ -40,13 +40,18 @@ _NOT_NEGATIVE = ("pad_left", "pad_right", "pad_top", "pad_bottom", "c1_index", "
 TARGETS = ("L0A", "UB")
 
 
-def _check(site, values: dict) -> dict:
+def _check(site, values: dict, names=None) -> dict:
+    """Range checks of the fields ``names`` of ``values`` (None: all of them)."""
     for name in _AT_LEAST_ONE:
-        check_int_range(site, name, values[name], 1, 1 << 31)
+        if names is None or name in names:
+            check_int_range(site, name, values[name], 1, 1 << 31)
     for name in _NOT_NEGATIVE:
-        check_int_range(site, name, values[name], 0, 1 << 31)
-    check_int_range(site, "repeat_time", values["repeat_time"], 0, LOAD3D_REPEAT_MAX)
-    check_int_range(site, "repeat_mode", values["repeat_mode"], 0, 1)
+        if names is None or name in names:
+            check_int_range(site, name, values[name], 0, 1 << 31)
+    if names is None or "repeat_time" in names:
+        check_int_range(site, "repeat_time", values["repeat_time"], 0, LOAD3D_REPEAT_MAX)
+    if names is None or "repeat_mode" in names:
+        check_int_range(site, "repeat_mode", values["repeat_mode"], 0, 1)
     return values
 
 
@@ -99,13 +104,22 @@ def compile_load3d(instr, spec, kc: CompileContext) -> CompiledInstr:
     kc.check_static_alignment(dst, dst_align)
     kc.check_static_alignment(src)
     fields = {name: kc.expr(instr.arg(name, default)) for name, default in _DEFAULTS.items()}
+    # the constant fields are checked once here; a run evaluates and checks the others only
+    fixed = {n: f.value for n, f in fields.items() if isinstance(f, Const)}
+    dynamic = tuple((n, f) for n, f in fields.items() if not isinstance(f, Const))
+    moving = frozenset(n for n, _ in dynamic)
+    _check(site, {**{n: 1 for n in moving}, **fixed}, frozenset(fixed))
     pad_value = kc.expr(instr.arg("pad_value", 0))
     out_dt = np.dtype(dst.dtype)
     index = site.instr_index
 
     def run(ctx):
         env = ctx.env
-        v = _check(site, {n: f.value if isinstance(f, Const) else f(env) for n, f in fields.items()})
+        v = dict(fixed)
+        for name, f in dynamic:
+            v[name] = f(env)
+        if moving:
+            _check(site, v, moving)
         repeat = v["repeat_time"]
         if repeat:
             pixel, inside = gather_plan(v, rows)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 from te_compat.dsl.cube import FRACTAL
 

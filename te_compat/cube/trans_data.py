@@ -7,9 +7,9 @@ program doing the conversion element by element, runs it on the runtime's device
 The program moves data only (the result equals :mod:`npusim.custom.backends.tbe_formats`' numpy conversion); its
 cost is what the scalar unit would take, an upper bound of CANN's vector TransData.
 
-Formats (``c0``: 32 for 1-byte dtypes, else 16, as MindSpore sizes it): FRACTAL_NZ of ``[..., r, c]`` is ``[..., c1, r1, 16, c0]``;
-NC1HWC0 of ``[n, c, h, w]`` is ``[n, c1, h, w, c0]``; FRACTAL_Z of an NCHW weight is ``[c1 * h * w, n1, 16, c0]`` (of
-a tensor of fewer dims: of its NCHW padding, which the caller reshapes it to).
+Formats (``c0``: 32 for 1-byte dtypes, else 16, as MindSpore sizes it): FRACTAL_NZ of ``[..., r, c]`` is
+``[..., c1, r1, 16, c0]``; NC1HWC0 of ``[n, c, h, w]`` is ``[n, c1, h, w, c0]``; FRACTAL_Z of an NCHW weight is
+``[c1 * h * w, n1, 16, c0]`` (of a tensor of fewer dims: of its NCHW padding, which the caller reshapes it to).
 """
 from __future__ import annotations
 

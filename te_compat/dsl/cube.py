@@ -16,7 +16,8 @@ tensor's last dim), the padding zero.
 the FRACTAL_NZ of X^T, which is how it is read (the operand's transpose flag flipped).
 A FRACTAL_NZ placeholder whose attrs carry ``ori_shape`` (as CANN op files set them) has the unpadded sizes of that
 shape; without it, and for FRACTAL_Z (as CANN's matmul), the padded ones.  A batch_matmul input has the batch
-dims in front.  Accumulation order and rounding follow the cube: products and sums in float32 (int32), one rounding to ``dst_dtype`` at the end.
+dims in front.  Accumulation order and rounding follow the cube: products and sums in float32 (int32), one
+rounding to ``dst_dtype`` at the end.
 """
 from __future__ import annotations
 
@@ -219,10 +220,10 @@ def matmul(tensor_a, tensor_b, trans_a=False, trans_b=False, format_a="ND", form
            compress_index=None, attrs=None, kernel_name="MatMul"):
     """``te.lang.cce.matmul`` / ``tbe.dsl.matmul``: ``op(A) @ op(B) (+ bias)`` in ``dst_dtype`` (see the module
     docstring).  ``format_out`` defaults to FRACTAL_NZ when an input is FRACTAL_NZ or FRACTAL_Z, else ND.
-    ``alpha_num`` / ``beta_num`` are not computed by CANN's matmul: the 2020 one rejects anything but 1.0 / 0.0 ("we not support
-    this situation now!"), the 2022 one documents them as unused (beta default 1.0); so alpha 1.0 with beta 0.0 or
-    1.0 is accepted and anything else raises TbeArgumentError (``gemm`` computes alpha / beta).  Quantisation and
-    compression are not modelled (UnsupportedError)."""
+    ``alpha_num`` / ``beta_num`` are not computed by CANN's matmul: the 2020 one rejects anything but 1.0 / 0.0
+    ("we not support this situation now!"), the 2022 one documents them as unused (beta default 1.0); so alpha 1.0
+    with beta 0.0 or 1.0 is accepted and anything else raises TbeArgumentError (``gemm`` computes alpha / beta).
+    Quantisation and compression are not modelled (UnsupportedError)."""
     if float(alpha_num) != 1.0 or float(beta_num) not in (0.0, 1.0):
         raise TbeArgumentError(f"matmul '{kernel_name}': alpha_num={alpha_num}, beta_num={beta_num}: we not support "
                                f"this situation now! (CANN's matmul does not scale; use gemm for alpha / beta)")

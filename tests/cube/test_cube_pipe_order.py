@@ -1,8 +1,8 @@
 """The cube kernel's flags order every access to L1 / L0A / L0B / L0C between pipes (tests/cube/pipe_order.py walks
 the instructions as the pipes run them): the L0A ring's flagless A moves (te_compat/cube/kernel.py ``_k_step``),
 the planned first loads, the pieced tail with its converting move out of L0C, several tiles per core, and
-convolutions (one group and two) whose A load3d gathers.  A ring of three slots, which the argument in ``_k_step`` does not cover, is
-caught."""
+convolutions (one group and two) whose A load3d gathers.  A ring of three slots, which the argument in ``_k_step``
+does not cover, is caught."""
 import numpy as np
 import pytest
 

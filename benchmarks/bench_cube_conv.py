@@ -4,7 +4,8 @@ Runs ``te.lang.cce.conv`` (float16, NC1HWC0 feature map, FRACTAL_Z filter, strid
 layers on the simulator: the cycle estimate, its busiest pipe, whether the convolution's A operand was gathered by
 load3d (te_compat/cube/conv_load3d.py) or built by the staged scalar im2col, the ratio to the cube roofline (flops
 at the chip's peak float16 rate) and the wall time of one launch against a numpy float32 convolution of the same
-data (im2col + matmul) in the same run.  Figures only: the machine is shared, compare ratios.
+data (im2col + matmul) in the same run, and whether the result matches that convolution (float16 rounding of the
+float32 sums).  The machine is shared: compare ratios, not milliseconds.
 
     python benchmarks/bench_cube_conv.py [--chip Ascend910] [--repeats 3]
 """
@@ -65,29 +66,35 @@ def main() -> int:
     chip = get_chip(args.chip)
     rng = np.random.default_rng(0)
     print(f"{args.chip}: float16 convolutions, stride 1, 'same' padding")
+    failed = False
     for n, c, h, w, co, k in LAYERS:
         kernel, by_load3d = build(n, c, h, w, co, k)
         x = rng.standard_normal((n, c, h, w)).astype(np.float16)
-        wt = rng.standard_normal((co, c, k, k)).astype(np.float16)
+        wt = (rng.standard_normal((co, c, k, k)) * 0.1).astype(np.float16)
         x5, wz = to_format(x, "NC1HWC0"), to_format(wt, "FRACTAL_Z")
         xf, wf = x.astype(np.float32), wt.astype(np.float32)
         sim_s, np_s = [], []
         for _ in range(args.repeats):
             start = time.perf_counter()
             with profile() as prof:
-                kernel.run(x5, wz)
+                out = kernel.run(x5, wz)
             sim_s.append(time.perf_counter() - start)
             start = time.perf_counter()
-            numpy_conv(xf, wf)
+            ref = numpy_conv(xf, wf)
             np_s.append(time.perf_counter() - start)
+        out = np.asarray(out[0] if isinstance(out, (list, tuple)) else out).astype(np.float32)
+        got = out.transpose(0, 1, 4, 2, 3).reshape(n, -1, h, w)[:, :co]     # NC1HWC0 -> NCHW
+        matches = bool((np.abs(got - ref) <= 2e-3 * np.abs(ref) + 3e-2).all())
+        failed = failed or not matches
         row = prof.rows()[-1]
         flops = 2 * n * co * c * k * k * h * w
         roof_us = flops / (chip.peak_fp16_tflops * 1e12) * 1e6
         print(f"  {n}x{c}x{h}x{w} -> {co}, {k}x{k}: {row['cycles']:.0f} cycles = {row['time_us']:.2f} us "
               f"(x{row['time_us'] / roof_us:.1f} the cube roofline {roof_us:.2f} us), busiest {row['busiest_pipe']}, "
               f"{row['block_dim']} blocks, A {'by load3d' if by_load3d else 'staged'}; wall {min(sim_s) * 1e3:.0f} ms "
-              f"vs numpy {min(np_s) * 1e3:.0f} ms (x{min(sim_s) / min(np_s):.1f})")
-    return 0
+              f"vs numpy {min(np_s) * 1e3:.0f} ms (x{min(sim_s) / min(np_s):.1f}); "
+              f"{'matches numpy' if matches else 'DIFFERS from numpy'}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -384,15 +384,13 @@ class CubeWriter:
         return b
 
     def _band(self, m1_0) -> tuple:
-        """(first input row, row count) of the image the output pixels of the tile from fractal row ``m1_0`` read,
-        clipped to the image (rows outside it are padding load3d supplies)."""
-        conv, t = self.load3d, self.t
-        last_pixel = _min(m1_0 * FRACTAL + t.mt * FRACTAL, conv.ho * conv.wo) - 1
+        """(first input row, row count) of the band of the image L1 holds for the tile from fractal row ``m1_0``:
+        ``band_rows`` rows (the most a tile's output pixels read) from the first row its windows read, moved up to
+        stay inside the image.  A constant count keeps every block's moves the same shape (lockstep batches); rows
+        no window reads are loaded but unused, and rows outside the image are padding load3d supplies."""
+        conv = self.load3d
         top = (m1_0 * FRACTAL) // conv.wo * conv.stride_h - conv.pad_top
-        bottom = last_pixel // conv.wo * conv.stride_h - conv.pad_top + (conv.kh - 1) * conv.dilate_h
-        # a tile whose windows all lie in the padding still loads one row (no window reads it: load3d pads them)
-        first = _min(_max(top, 0), conv.h - 1)
-        return first, _max(_min(bottom, conv.h - 1) - first + 1, 1)
+        return _min(_max(top, 0), conv.h - conv.band_rows), conv.band_rows
 
     def _load3d(self, at: tuple, a0) -> None:
         """One k-step's zZ A panel gathered from the feature-map band in L1: one load3d per kernel position taking

@@ -6,23 +6,16 @@ mmad takes the cube)."""
 import numpy as np
 import pytest
 
-from npusim.sim import profile, set_chip
+from npusim.sim import set_chip
 from te_compat.cube.kernel import CubeWriter
-from tests.cube.test_cube_tiling_profile import _bench
+from tests.cube.test_cube_tiling_profile import launch
 
 
-def _run(monkeypatch, ring: bool, size: int = 1024):
+def _run(monkeypatch, ring: bool):
     if not ring:
         monkeypatch.setattr(CubeWriter, "_a_ring", lambda self, step_bytes: self.l0_slots)
-    kernel, _ = _bench().build(size)
-    frac = size // 16
-    rng = np.random.default_rng(5)
-    a = rng.standard_normal((frac, frac, 16, 16)).astype(np.float16)
-    b = rng.standard_normal((frac, frac, 16, 16)).astype(np.float16)
-    with profile() as prof:
-        out = kernel.run(a, b)
+    _, _, out, prof, _ = launch(5)
     monkeypatch.undo()
-    out = np.asarray(out[0] if isinstance(out, (list, tuple)) else out)
     return out, prof.rows()[-1]["cycles"], prof.records[-1].trace
 
 

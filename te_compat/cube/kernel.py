@@ -451,19 +451,19 @@ class CubeWriter:
 
     def _load_chunk(self, slot: int, chunk: int, ub_acc, last: bool, convert: bool = False) -> None:
         kb, d = self.kb, self.d
-        nbytes = self.chunk_elems * _ITEMSIZE[d.acc_dtype]
+        blocks = self.chunk_elems * _ITEMSIZE[d.acc_dtype] // self.blk
         l0c = self.l0c[self.slot_base[slot] + chunk * self.chunk_elems]
         if convert:                         # converted into the UB chunk of the cast's dtype
             kb.emit("copy_matrix_cc_to_ubuf", ub_acc[0], l0c, 0, 1, self.chunk_elems // (FRACTAL * FRACTAL), 0, 0,
                     self.ub_convert.relu)
         elif self.has_l0c_ub:
-            kb.data_move(ub_acc[0], l0c, 0, 1, nbytes // self.blk, 0, 0)
+            kb.data_move(ub_acc[0], l0c, 0, 1, blocks, 0, 0)
         else:
             ws = self.ws_acc[kb.block_idx * self.l0c_elems + self.slot_base[slot] + chunk * self.chunk_elems]
-            kb.data_move(ws, l0c, 0, 1, nbytes // self.blk, 0, 0)
+            kb.data_move(ws, l0c, 0, 1, blocks, 0, 0)
             kb.set_flag("FIX", "MTE2", 0)
             kb.wait_flag("FIX", "MTE2", 0)
-            kb.data_move(ub_acc[0], ws, 0, 1, nbytes // self.blk, 0, 0)
+            kb.data_move(ub_acc[0], ws, 0, 1, blocks, 0, 0)
             kb.set_flag("MTE2", "V", 0)
             kb.wait_flag("MTE2", "V", 0)
         if last:

@@ -20,7 +20,10 @@ hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the
 (ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk; where
 four k-steps of A fit L0A, its slots form a ring of four and MTE1 moves each k-step's A panel while the cube runs
 the one before (:meth:`CubeWriter._a_ring`).
-When a core runs one tile, its first sub-tile's loads follow the tiling's plan (``first_loads``,
+When a core runs one tile, its first load starts the cube early (MTE1 moves the first A panel while B still
+arrives, and the first k-step's mmads go piece by piece as their B columns reach L0B); the tile may start with a
+head (``head``, :meth:`CubeWriter._led_tile`): its first K fractals over the first two sub-tiles' width at once;
+its first sub-tile's loads follow the tiling's plan (``first_loads``,
 :mod:`te_compat.cube.load_plan`), and its last sub-tile's last k-steps run by pieces of ``nc`` columns, each piece
 leaving L0C while the cube runs the next (every element still accumulates its K in ascending order); on chips with
 ``copy_matrix_cc_to_ubuf`` those pieces are cast (and relu'd) by the move out of L0C itself
@@ -40,6 +43,7 @@ from te_compat.cube.tiling import CubeTiling, tile_start
 from te_compat.dsl.cube import FRACTAL
 
 _ITEMSIZE = {"float16": 2, "float32": 4, "int32": 4, "int8": 1, "uint8": 1}
+_A_EVENT = 3       # MTE2 -> MTE1: the kernel's first A panel is in L1 (events 0, 1: the L1 slots)
 _CAST_KEYS = {("float32", "float16"): "", ("int32", "float16"): "", ("float16", "float32"): ""}
 
 
@@ -70,7 +74,9 @@ class CubeWriter:
     # -- buffers --------------------------------------------------------------------------------------------------
     def _declare_locals(self) -> None:
         kb, t, d = self.kb, self.t, self.d
-        a_elems, b_elems = t.mt * t.kt * FRACTAL * self.k0, t.kt * t.ns * FRACTAL * self.k0
+        self.head = self._head_fits()
+        b_cols = t.parts[0] + t.parts[1] if self.head else t.ns
+        a_elems, b_elems = t.mt * t.kt * FRACTAL * self.k0, t.kt * b_cols * FRACTAL * self.k0
         self.a_elems, self.b_elems = a_elems, b_elems
         isz = _ITEMSIZE[d.in_dtype]
         scale = t.kl1 // t.kt
@@ -92,11 +98,24 @@ class CubeWriter:
         column = t.mt * FRACTAL * FRACTAL                             # one fractal column of a tile
         self.l0c_elems = t.l0c_columns * column                       # the L0C slots together
         self.slot_base = [t.l0c_offset(slot) * column for slot in range(t.l0c_slots)]
+        if self.head:       # the first two sub-tiles' columns in order: the second's, then the first's
+            self.slot_base = [t.parts[1] * column, 0]
         self.chunk_elems = t.mt * t.nc * FRACTAL * FRACTAL      # the part of a sub-tile UB holds at once
         self.l0c = kb.tensor(d.acc_dtype, (self.l0c_elems,), "L0C", "l0c")
         self.ub_slots = 0 if self.fixpipe is not None else self._ub_slots()
         if self.fixpipe is None:
             self._declare_ub()
+
+    def _head_fits(self) -> bool:
+        """Whether the tile starts with a head (``CubeTiling.head``, :meth:`_led_tile`): one tile per core, two or
+        more sub-tiles, the second one at least as wide as every later one of its L0C slot, a resident A panel,
+        and two k-steps of the first two sub-tiles' B panel fit L0B."""
+        t = self.t
+        parts = t.parts
+        return bool(t.head) and t.tiles_per_block == 1 and t.a_resident and len(parts) >= 2 and \
+            parts[1] == max(parts[1::2]) and bool(t.first_loads) and self.load3d is None and \
+            2 * t.kt * (parts[0] + parts[1]) * FRACTAL * self.k0 * _ITEMSIZE[self.d.in_dtype] <= \
+            self.chip.l0b_bytes
 
     def _a_ring(self, step_bytes: int) -> int:
         """L0A slots for the A panels of k-steps: four when they fit L0A and every sub-tile's and every looped
@@ -174,6 +193,9 @@ class CubeWriter:
         m1_0 = tile_start(rest // n_tiles, m_tiles, t.m1, t.mt)
         n_start = tile_start(rest % n_tiles, n_tiles, t.n1, t.nt)
         self.m_start = m1_0
+        if self.head and self.a_resident:
+            self._led_tile(b, m1_0, n_start)
+            return
         loads = t.k1 // t.kl1
         for part, width in enumerate(t.parts):   # sub-tiles alternate between the L0C slots: one's epilogue
             n1_0 = n_start + t.nt - sum(t.parts[:part + 1])      # overlaps the next one's mmads
@@ -201,6 +223,54 @@ class CubeWriter:
                                   slot, first=False, split=True)
             if not split:
                 self._epilogue(b, m1_0, n1_0, width, slot)
+
+    def _led_tile(self, b, m1_0, n_start) -> None:
+        """A core's only tile with a head (``CubeTiling.head``): its first K fractals run over the first two
+        sub-tiles' width at once (one mmad a k-step into both sub-tiles' L0C slots, which lie side by side in
+        column order), so every A panel the first loads bring feeds the cube longer while the loads ramp up.  Then
+        the first sub-tile runs the rest of K (its loads as ``first_loads`` plans them) and leaves L0C while the
+        cube runs the second one's rest of K, and so on: later sub-tiles run all of K as usual, and the last one's
+        last k-steps go by pieces.  Every k-step keeps its place in the alternation of L0 slots and the L0A ring,
+        and every element accumulates its K in ascending order."""
+        t, kb = self.t, self.kb
+        parts = t.parts
+        starts = [n_start + t.nt - sum(parts[:i + 1]) for i in range(len(parts))]    # as in _tile
+        plan = t.head + t.first_loads
+        if sum(c for c, _ in plan) != t.k1 or sum(a for _, a in plan) != t.k1:
+            raise ValueError(f"cube tiling: head {t.head} and first_loads {t.first_loads} must each total "
+                             f"K = {t.k1} fractals of B and of A")
+        for slot in range(t.l0c_slots):
+            kb.wait_flag(self.out_pipe, "M", slot)
+        loads = 0
+
+        def load(columns, k_first, count, a_range, l0c_slot, split=False, first=False):
+            nonlocal loads
+            self._l1_load(b, m1_0, columns, ((k_first, count), a_range), loads % 2, l0c_slot,
+                          first=first or loads == 0, split=split)
+            loads += 1
+
+        k_done = a_done = 0
+        for i, (count, a_count) in enumerate(plan):     # the head (L0C from the second sub-tile's slot on), then
+            head = i < len(t.head)                      # the first sub-tile's rest of K
+            columns = (starts[1], parts[0] + parts[1]) if head else (starts[0], parts[0])
+            load(columns, k_done, count, (a_done, a_count) if a_count else None, 1 if head else 0)
+            k_done, a_done = k_done + count, a_done + a_count
+        self._epilogue(b, m1_0, starts[0], parts[0], 0)
+        lead = sum(c for c, _ in t.head)
+        for part in range(1, len(parts)):       # the rest of K of the second sub-tile, all of K of later ones
+            width, slot, last = parts[part], part % 2, part == len(parts) - 1
+            if part > 1:
+                kb.wait_flag(self.out_pipe, "M", slot)
+            k_first = lead if part == 1 else 0
+            cap = self.b_chunk // (width * FRACTAL * self.k0) // t.kt * t.kt    # K fractals one L1 slot holds
+            pieces = -(-(t.k1 - k_first) // cap)
+            for i in range(pieces):
+                count = -(-(t.k1 - k_first) // (pieces - i) // t.kt) * t.kt
+                load((starts[part], width), k_first, count, None, slot, split=last and i == pieces - 1,
+                     first=part > 1 and i == 0)         # a later sub-tile's first k-step overwrites its slot
+                k_first += count
+            if not last:
+                self._epilogue(b, m1_0, starts[part], width, slot)
 
     def _planned_loads(self, b, m1_0, columns: tuple, l0c_slot: int) -> None:
         """The first sub-tile's loads as ``first_loads`` plans them: B panels of each load's K fractals, the
@@ -243,12 +313,19 @@ class CubeWriter:
             a_dst = a_first * t.mt * FRACTAL * k0 if self.a_resident else l1_a0
             kb.data_move(self.l1_a[a_dst], self.a_src[a_batch + (a_first * a_rows + m1_0 * FRACTAL) * k0], 0,
                          a_count, t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
+        steps = k_count // t.kt
+        last = min(steps, self.l0_slots) if split else 0     # the k-steps the L0 slots hold together
+        # a core's only tile, its first load: MTE1 moves the first A panel as soon as it is in, while B still
+        # arrives, and the first k-step's mmads go by pieces of B (_k_step)
+        early_a = first and k_first == 0 and a_range is not None and a_range[0] == 0 and self.load3d is None and \
+            t.tiles_per_block == 1 and steps > last and width % t.nc == 0
+        if early_a:
+            kb.set_flag("MTE2", "MTE1", _A_EVENT)
         kb.data_move(self.l1_b[l1_b0], self.b_src[b_batch + (k_first * b_rows + n1_0 * FRACTAL) * k0], 0,
                      k_count, width * FRACTAL, (t.n1 - width) * FRACTAL, 0)
         kb.set_flag("MTE2", "MTE1", slot)
-        kb.wait_flag("MTE2", "MTE1", slot)
-        steps = k_count // t.kt
-        last = min(steps, self.l0_slots) if split else 0     # the k-steps the L0 slots hold together
+        if not early_a:
+            kb.wait_flag("MTE2", "MTE1", slot)
         split_steps = []
         ahead = self.a_slots > self.l0_slots                 # A panels move one k-step ahead (_a_ring)
         for step in range(steps):        # the L0 slots alternate over every k-step of the sub-tile
@@ -267,8 +344,13 @@ class CubeWriter:
                 if ahead and step + 1 < steps - last:
                     # (ahead means the ring, where _a_slot ignores the L0 slot)
                     following = (a_at(step + 1), self._a_slot(k_first, step + 1, None))
+                b_ready = None
+                if early_a and step == 0:
+                    kb.wait_flag("MTE2", "MTE1", _A_EVENT)
+                    b_ready = lambda: kb.wait_flag("MTE2", "MTE1", slot)     # noqa: E731
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
-                             accumulate=operands[3], own_a=not ahead or step == 0, next_a=following)
+                             accumulate=operands[3], own_a=not ahead or step == 0, next_a=following,
+                             b_ready=b_ready)
         if split_steps:
             self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot)
         kb.set_flag("MTE1", "MTE2", slot)
@@ -338,19 +420,37 @@ class CubeWriter:
         self._chunk(b, m1_0, n1_0 - piece * t.nc, slot, piece, last, convert=True)
 
     def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool, own_a: bool = True,
-                next_a: tuple = None) -> None:
+                next_a: tuple = None, b_ready=None) -> None:
         """L1 -> L0A / L0B of one k-step (``kt`` fractals of K, ``width`` fractal columns) and its mmad;
         ``slots`` = (L0 slot, L0C slot, L0A slot).  ``own_a`` False: the k-step before moved this one's A panel;
         ``next_a`` = (L1 offset, L0A slot): the next k-step's A panel, moved after this one's B panel while the
         cube runs this k-step.  That needs no flag of its own: the L0A ring has four slots, and waiting for this
         L0B slot (freed by the mmad two k-steps back) waited for the last mmad that read the next one's L0A slot
-        (three back)."""
+        (three back).  ``b_ready`` (a core's only tile, its first k-step: :meth:`_l1_load`): called once the A
+        panel is moved, it waits for the B panel in L1; then B goes to L0B by pieces of ``nc`` columns, each
+        piece's mmad as soon as the piece is in."""
         kb, t, k0 = self.kb, self.t, self.k0
         l0_slot, l0c_slot, a_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)
         a0, b0 = a_slot * self.a_elems, l0_slot * self.b_elems
         if own_a:
             self._a_to_l0a(l1_a0, a0)
+        if b_ready is not None:     # the kernel's first k-step: B by pieces, each one's mmad as soon as it is in
+            b_ready()
+            pw = t.nc
+            column = t.mt * FRACTAL * FRACTAL
+            for piece in range(width // pw):
+                panel = b0 + piece * t.kt * pw * FRACTAL * k0
+                kb.data_move(self.l0b[panel], self.l1_b[l1_b0 + piece * pw * FRACTAL * k0], 0, t.kt, pw * FRACTAL,
+                             (width - pw) * FRACTAL, 0)
+                kb.set_flag("MTE1", "M", 0)
+                if next_a is not None and piece == width // pw - 1:
+                    self._a_to_l0a(next_a[0], next_a[1] * self.a_elems)
+                kb.wait_flag("MTE1", "M", 0)
+                kb.mmad(self.l0c[self.slot_base[l0c_slot] + piece * pw * column], self.l0a[a0], self.l0b[panel],
+                        t.mt * FRACTAL, t.kt * k0, pw * FRACTAL, accumulate)
+            kb.set_flag("M", "MTE1", l0_slot)
+            return
         kb.data_move(self.l0b[b0], self.l1_b[l1_b0], 0, 1, t.kt * width * FRACTAL, 0, 0)
         kb.set_flag("MTE1", "M", 0)
         if next_a is not None:

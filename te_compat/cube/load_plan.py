@@ -6,7 +6,9 @@ make the cube wait for a whole first load; shorter loads start it sooner but pay
 This module times a few alternatives -- a first load, equal middle loads, one or two short last loads (the last
 A piece may come with the load before the last, so the last load moves B alone) -- on the chip's path rates (the
 same occupancy / completion the cost model charges a move; L2 and HBM share are left out: they scale every plan
-alike) and keeps the one whose last mmad ends first, or none when the even loads are as good.
+alike) and keeps the one whose last mmad ends first, or none when the even loads are as good.  :func:`head_plan`
+weighs a head (the tile's first K fractals over its first two sub-tiles at once) against that plan on the same
+model.
 """
 from __future__ import annotations
 
@@ -21,25 +23,35 @@ def _move(chip, src: str, dst: str, nbytes: float) -> tuple:
     return path.occupancy_cycles(nbytes), path.completion_cycles(nbytes)
 
 
-def plan_end_cycles(chip, plan: tuple, mt: int, width: int, kt: int, frac_in: int) -> float:
-    """Modelled end of the first sub-tile's last mmad under ``plan`` = ((B K fractals, A K fractals), ...): one
-    MTE2 move after another (two L1 slots for B, A resident), MTE1 k-steps into two L0 slots, one mmad each."""
+def _k_step_cycles(chip, mt: int, width: int, kt: int, frac_in: int) -> tuple:
+    """(MTE1 cycles, MTE1 latency, cube cycles) of one k-step of ``width`` fractal columns."""
     a_move = _move(chip, "L1", "L0A", max(mt, kt) * frac_in)
     b_move = _move(chip, "L1", "L0B", kt * width * frac_in)
     mte1_cycles = min(mt, kt) * a_move[0] + b_move[0]
     mte1_latency = max(a_move[1] - a_move[0], b_move[1] - b_move[0])
-    cube = mt * width * kt + chip.mmad_setup_cycles
+    return mte1_cycles, mte1_latency, mt * width * kt + chip.mmad_setup_cycles
+
+
+def plan_end_cycles(chip, plan: tuple, mt: int, width: int, kt: int, frac_in: int, head: tuple = (),
+                    head_width: int = 0) -> float:
+    """Modelled end of the first sub-tile's last mmad under ``plan`` = ((B K fractals, A K fractals), ...): one
+    MTE2 move after another (two L1 slots for B, A resident), MTE1 k-steps into two L0 slots, one mmad each;
+    ``head`` loads of ``head_width`` fractal columns come first (:func:`head_plan`)."""
+    steps = {w: _k_step_cycles(chip, mt, w, kt, frac_in) for w in {width, head_width or width}}
     mte2, mte1, m_end = 0.0, 0.0, 0.0
     slot_free, l0_free = [0.0, 0.0], [0.0, 0.0]
     a_ready, step, k_first = [], 0, 0
-    for r, (b_count, a_count) in enumerate(plan):
-        slot = (len(plan) - r) % 2
+    loads = [(b_count, a_count, head_width) for b_count, a_count in head] + \
+        [(b_count, a_count, width) for b_count, a_count in plan]
+    for r, (b_count, a_count, cols) in enumerate(loads):
+        mte1_cycles, mte1_latency, cube = steps[cols]
+        slot = (len(loads) - r) % 2
         mte2 = max(mte2, slot_free[slot])
         if a_count:
             cycles, complete = _move(chip, "GM", "L1", a_count * mt * frac_in)
             a_ready += [mte2 + complete] * a_count
             mte2 += cycles
-        cycles, complete = _move(chip, "GM", "L1", b_count * width * frac_in)
+        cycles, complete = _move(chip, "GM", "L1", b_count * cols * frac_in)
         b_ready = mte2 + complete
         mte2 += cycles
         ready = max([b_ready] + a_ready[k_first:k_first + b_count])
@@ -87,4 +99,42 @@ def first_loads(chip, k1: int, mt: int, width: int, kt: int, kl: int) -> tuple:
     return best
 
 
-__all__ = ["first_loads", "plan_end_cycles"]
+def head_plan(chip, k1: int, mt: int, parts: tuple, kt: int, kl: int, b_room: int) -> tuple:
+    """(head, first_loads): the loads of a head (the tile's first K fractals over its first two sub-tiles' width
+    at once, see :meth:`te_compat.cube.kernel.CubeWriter._led_tile`) and of the first sub-tile's rest of K, or
+    ((), the plan :func:`first_loads` gives) when no head is modelled faster.  A head feeds the cube twice as long
+    per A panel while the first loads ramp up, and does the second sub-tile's first k-steps, which the second
+    sub-tile then need not run: plans are ranked by the first sub-tile's modelled end plus the second one's
+    remaining k-steps at its own pace (the slower of its mmad and its L1 -> L0 moves).  Heads of one or two loads
+    of up to three k-steps each, whose B panel fits ``b_room`` fractals of an L1 slot, are tried with the rest of
+    K in equal loads of a size the rest divides into (at most ``kl``), or those with their last A piece one load
+    early."""
+    frac_in = FRACTAL * chip.block_bytes
+    wide, second = parts[0], parts[1]
+    both = wide + second
+    mte1_cycles, _, cube = _k_step_cycles(chip, mt, second, kt, frac_in)
+    second_step = max(mte1_cycles, cube)
+
+    def score(head, rest) -> float:
+        done = sum(count for count, _ in head) // kt
+        end = plan_end_cycles(chip, rest, mt, wide, kt, frac_in, head, both)
+        return end + (k1 // kt - done) * second_step
+
+    plan = first_loads(chip, k1, mt, wide, kt, kl)
+    best = (score((), plan or tuple((kl, kl) for _ in range(k1 // kl))), (), plan)
+    sizes = [kt * i for i in (1, 2, 3) if kt * i * both <= b_room]
+    heads = [((s, s),) for s in sizes] + [((s, s), (u, u)) for s in sizes for u in sizes]
+    for head in heads:
+        left = k1 - sum(count for count, _ in head)
+        for size in range(kt, kl + 1, kt):
+            if left <= 0 or left % size or left // size < 2:
+                continue
+            even = tuple((size, size) for _ in range(left // size))
+            for rest in (even, even[:-2] + ((size, 2 * size), (size, 0))):
+                cycles = score(head, rest)
+                if cycles < best[0]:
+                    best = (cycles, head, rest)
+    return best[1], best[2]
+
+
+__all__ = ["first_loads", "head_plan", "plan_end_cycles"]

@@ -64,7 +64,8 @@ class CubeSchedule:
         c_tensor = gemm.tensor_c if gemm is not None else None
         c_bytes = GemmEpilogue.ub_bytes_per_elem(None if c_tensor is None else str(c_tensor.dtype), d.acc_dtype)
         cores = 1 if native["staged"] else min(target.core_num, target.chip.cube_core_num)
-        tiling = choose_tiling(d, target.chip, cores, c_bytes, fixpipe_out(g, target.chip) is not None)
+        cast_only = bias is None and gemm is None and not g.epilogue and d.out_dtype == "float16"
+        tiling = choose_tiling(d, target.chip, cores, c_bytes, fixpipe_out(g, target.chip) is not None, cast_only)
         if conv is not None:
             tiling, conv = fit_tiling(tiling, conv, target.chip, itemsize(d.in_dtype))
             if tiling is None:         # no feature-map plane fits L1: the staged im2col

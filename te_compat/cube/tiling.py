@@ -28,7 +28,9 @@ its HBM part and its L2 part.  The first load's panels are fetched once for the 
 (the epilogue's) take the HBM share; a result that leaves L0C by the fixpipe (``fixpipe``) writes only its output.
 
 When every core runs one tile, nothing overlaps its first sub-tile's loads: their sizes (and where the resident A
-panel's pieces come) are planned by :mod:`te_compat.cube.load_plan` (``first_loads``).
+panel's pieces come) are planned by :mod:`te_compat.cube.load_plan` (``first_loads``), which also decides whether
+the tile's first K fractals run over its first two sub-tiles at once (``head``): the cube then has twice the work
+per A panel while the first loads ramp up.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ import math
 from dataclasses import dataclass
 
 from npusim.sim.dtypes import itemsize
-from te_compat.cube.load_plan import first_loads
+from te_compat.cube.load_plan import first_loads, head_plan
 from te_compat.dsl.cube import FRACTAL, MatmulDesc, ceil_div
 
 
@@ -62,6 +64,8 @@ class CubeTiling:
     kl: int = 0             # K fractals per GM -> L1 load (a multiple of kt; 0: kt)
     widths: tuple = ()      # fractal columns of each sub-tile (): ``sub`` equal ones
     first_loads: tuple = () # the first sub-tile's loads, (B K fractals, A K fractals) each (): ``kl`` each
+    head: tuple = ()        # the loads, (K fractals, A K fractals) each, of the tile's first K fractals, run
+                            # over its whole width before the sub-tiles (): none (then first_loads follow them)
 
     @property
     def parts(self) -> tuple:
@@ -317,10 +321,13 @@ def _store_chunk(chip, chunks: list, parts: tuple, rows_k: int, out_bytes: int) 
 
 
 def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: int = 0,
-                  fixpipe: bool = False) -> CubeTiling:
+                  fixpipe: bool = False, cast_only: bool = False) -> CubeTiling:
     """The tile shape with the fewest modelled cycles per core (see the module docstring); UB takes a sub-tile in
     chunks of ``nc`` fractal columns (``epilogue_elem_bytes``: UB bytes per output element of the epilogue's own
-    operands, e.g. gemm's C)."""
+    operands, e.g. gemm's C).  ``cast_only``: the result leaves L0C as float16 with no bias, gemm term or fused
+    step, the one case where a head is considered (a head shortens the second sub-tile, under which the first
+    one's epilogue runs: with a heavier epilogue it was measured slower -- a fused relu on Ascend910, a bias, a
+    float32 result on Ascend910B1 -- and the tiler does not model vector epilogues)."""
     frac_in = FRACTAL * chip.block_bytes                          # bytes of one input fractal
     acc_frac = FRACTAL * FRACTAL * 4                              # one accumulator fractal (float32 / int32)
     out_frac = FRACTAL * FRACTAL * (2 if desc.out_dtype == "float16" else 4)
@@ -347,8 +354,17 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: in
         nc = _store_chunk(chip, double, parts, mt * k1, mt * out_frac) or nc
     widths = parts if len(set(parts)) > 1 else ()
     one_tile = batch * -(-m1 // mt) * -(-n1 // nt) == block_dim       # nothing overlaps the first sub-tile's loads
-    plan = first_loads(chip, k1, mt, parts[0], kt, kl) if resident and len(parts) > 1 and one_tile else ()
-    return CubeTiling(m1, n1, k1, mt, nt, kt, batch, block_dim, k0, nc, len(parts), resident, kl, widths, plan)
+    plan, head = (), ()
+    if resident and len(parts) > 1 and one_tile:
+        plan = first_loads(chip, k1, mt, parts[0], kt, kl)
+        # a head runs over the first two sub-tiles at once: their k-steps' B panels, two of them, must fit L0B,
+        # and the second sub-tile's L0C slot is as wide as any later sub-tile's that shares it
+        if cast_only and 2 * kt * (parts[0] + parts[1]) * frac_in <= chip.l0b_bytes and \
+                parts[1] == max(parts[1::2]):
+            head, rest = head_plan(chip, k1, mt, parts, kt, kl, kl * max(parts))
+            plan = rest if head else plan
+    return CubeTiling(m1, n1, k1, mt, nt, kt, batch, block_dim, k0, nc, len(parts), resident, kl, widths, plan,
+                      head)
 
 
 __all__ = ["CubeTiling", "choose_tiling", "tile_start"]

@@ -1,8 +1,8 @@
 """The cube kernel's flags order every access to L1 / L0A / L0B / L0C between pipes (tests/cube/pipe_order.py walks
 the instructions as the pipes run them): the L0A ring's flagless A moves (te_compat/cube/kernel.py ``_k_step``),
-the planned first loads, the pieced tail with its converting move out of L0C, several tiles per core, and
-convolutions (one group and two) whose A load3d gathers.  A ring of three slots, which the argument in ``_k_step``
-does not cover, is caught."""
+the planned first loads, the head over two sub-tiles (CubeWriter._led_tile), the pieced tail with its converting
+move out of L0C, several tiles per core, and convolutions (one group and two) whose A load3d gathers.  A ring of
+three slots, which the argument in ``_k_step`` does not cover, is caught."""
 import numpy as np
 import pytest
 
@@ -14,7 +14,7 @@ from te_compat.cube.kernel import CubeWriter
 from tests.cube.pipe_order import races
 
 
-def _matmul(m, k, n, name):
+def _matmul(m, k, n, name, relu=True):
     import npusim.compat  # noqa: F401
     import te.lang.cce as cce
     from te import tvm
@@ -22,8 +22,9 @@ def _matmul(m, k, n, name):
     from te_compat.build.cce import build_kernel
     a = tvm.placeholder((k // 16, m // 16, 16, 16), name="a", dtype="float16")
     b = tvm.placeholder((k // 16, n // 16, 16, 16), name="b", dtype="float16")
-    res = cce.vrelu(cce.matmul(a, b, False, True, format_a="FRACTAL_NZ", format_b="FRACTAL_NZ",
-                               dst_dtype="float16"))
+    res = cce.matmul(a, b, False, True, format_a="FRACTAL_NZ", format_b="FRACTAL_NZ", dst_dtype="float16")
+    if relu:                                    # without: a cast-only result, which may take a head
+        res = cce.vrelu(res)
     sch = cce.auto_schedule(res)
     return BuiltKernel.from_result(build_kernel(sch, {"name": name, "tensor_list": [a, b, res]})).kernel
 
@@ -67,7 +68,9 @@ def _races(chip_name, build):
         return kernel, {block: races(kernel, statics, block) for block in blocks}
 
 
-CASES = [("Ascend910", lambda: _matmul(1024, 1024, 1024, "po_mm_1024")),      # ring, planned loads, pieced tail
+CASES = [("Ascend910", lambda: _matmul(1024, 1024, 1024, "po_mm_1024", False)),       # ring, head, planned
+         ("Ascend910B1", lambda: _matmul(1024, 1024, 1024, "po_mm_1024_b1", False)),   # loads, pieced tail; B1:
+         ("Ascend910", lambda: _matmul(1024, 1024, 1024, "po_mm_1024_relu")),          # 3 sub-tiles, fixpipe
          ("Ascend910", lambda: _matmul(2048, 2048, 1024, "po_mm_2048")),      # ring, several tiles per core
          ("Ascend910B1", lambda: _matmul(512, 1024, 2048, "po_mm_b1")),       # ring, fixpipe out
          ("Ascend910", lambda: _matmul(256, 512, 256, "po_mm_small")),        # two L0 slots, no ring
@@ -75,8 +78,9 @@ CASES = [("Ascend910", lambda: _matmul(1024, 1024, 1024, "po_mm_1024")),      # 
          ("Ascend910", lambda: _conv_groups("po_conv_groups"))]
 
 
-@pytest.mark.parametrize("chip_name, build", CASES, ids=["910-1024", "910-2048", "910b1", "910-small", "910-conv",
-                                                         "910b1-conv", "910-conv-groups"])
+@pytest.mark.parametrize("chip_name, build", CASES, ids=["910-1024", "910b1-1024", "910-1024-relu", "910-2048",
+                                                         "910b1", "910-small", "910-conv", "910b1-conv",
+                                                         "910-conv-groups"])
 def test_every_on_chip_access_between_pipes_is_ordered(chip_name, build):
     kernel, found = _races(chip_name, build)
     assert kernel.block_dim > 1
@@ -85,8 +89,10 @@ def test_every_on_chip_access_between_pipes_is_ordered(chip_name, build):
 
 
 def test_a_ring_of_three_slots_is_caught(monkeypatch):
-    """Three slots with the k-step count a multiple of four: the A move of k-step s + 1 reuses the slot of k-step
-    s - 2, whose mmad may still run."""
+    """Three slots with the k-step count a multiple of four: where the ring's k-step count starts again (a new
+    sub-tile or tile), the A move of k-step s + 1 reuses the slot of k-step s - 2, whose mmad may still run.  (The
+    1024^3 float16 tile on Ascend910 starts with a head and runs its k-steps in one unbroken count, where three
+    slots happen to be safe.)"""
     monkeypatch.setattr(CubeWriter, "_a_ring", lambda self, step_bytes: 3 if self.l0_slots == 2 else self.l0_slots)
-    _, found = _races("Ascend910", lambda: _matmul(1024, 1024, 1024, "po_mm_ring3"))
+    _, found = _races("Ascend910", lambda: _matmul(2048, 2048, 1024, "po_mm_ring3"))
     assert any(kind == "read-write" and buffer == "l0a" for kind, buffer, _, _ in found[0])

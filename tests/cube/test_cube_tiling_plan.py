@@ -102,17 +102,21 @@ def test_a_shape_with_sub_tiles_and_a_resident_panel_is_covered():
 
 @pytest.mark.parametrize("chip_name", CHIPS)
 def test_the_first_sub_tiles_load_plan_covers_k_in_order(chip_name):
-    """One tile per core (1024^3): the first sub-tile's loads are planned (te_compat.cube.load_plan); each B piece
-    is whole k-steps within one L1 slot, the A pieces arrive no later than the B of the same K, both cover K once
-    (the result is checked in test_cube_tiling_profile; K still accumulates in ascending order)."""
+    """One tile per core (1024^3), a cast-only result: the tile starts with a head over its first two sub-tiles
+    and the first sub-tile's loads are planned (te_compat.cube.load_plan); each B piece is whole k-steps within
+    one L1 slot (a head's B, two sub-tiles wide, too), the A pieces arrive no later than the B of the same K, both
+    cover K once (the result is checked in test_cube_tiling_profile; K still accumulates in ascending order)."""
     chip = get_chip(chip_name)
-    t = choose_tiling(_desc(1024, 1024, 1024), chip, chip.cube_core_num)
-    assert t.tiles_per_block == 1 and t.a_resident and t.first_loads
+    t = choose_tiling(_desc(1024, 1024, 1024), chip, chip.cube_core_num, cast_only=True)
+    assert t.tiles_per_block == 1 and t.a_resident and t.first_loads and t.head
+    assert choose_tiling(_desc(1024, 1024, 1024), chip, chip.cube_core_num).head == ()     # an epilogue: none
     b_done = a_done = 0
-    for b_count, a_count in t.first_loads:
-        assert 0 < b_count <= t.kl1 and b_count % t.kt == 0
+    for i, (b_count, a_count) in enumerate(t.head + t.first_loads):
+        width = t.parts[0] + t.parts[1] if i < len(t.head) else t.parts[0]
+        assert 0 < b_count and b_count % t.kt == 0 and b_count * width <= t.kl1 * t.ns
         b_done, a_done = b_done + b_count, a_done + a_count
         assert a_done >= b_done
     assert b_done == a_done == t.k1
     # several tiles per core: later tiles' first loads overlap the tile before, so no plan
-    assert choose_tiling(_desc(2048, 1024, 2048), chip, chip.cube_core_num).first_loads == ()
+    several = choose_tiling(_desc(2048, 1024, 2048), chip, chip.cube_core_num, cast_only=True)
+    assert several.first_loads == () and several.head == ()

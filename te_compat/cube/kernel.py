@@ -365,19 +365,23 @@ class CubeWriter:
 
     def _split_k_steps(self, b, m1_0, columns: tuple, steps: list, l0c_slot: int) -> None:
         """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate, L0A slot) each, at most one per L0
-        slot) by pieces of ``nc`` fractal columns: every piece's B columns in their own nZ panel of L0B, the
+        slot) by pieces (:meth:`_tail_pieces`): every piece's B columns in their own nZ panel of L0B, the
         mmads piece after piece (each piece's k-steps in K order), and each piece out of L0C (UB chunk or
         fixpipe copy) as soon as its mmads are done, while the cube runs the next piece."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
-        pw, pieces = t.nc, width // t.nc
-        piece_b = t.kt * pw * FRACTAL * k0                  # one piece's panel of a k-step in L0B
+        widths = self._tail_pieces(width)
+        pieces = len(widths)
+        first = [sum(widths[:piece]) for piece in range(pieces)]      # each piece's first column
         column = t.mt * FRACTAL * FRACTAL                   # one fractal column of L0C
+
+        def panel(piece):                                   # a piece's panel of a k-step in L0B
+            return first[piece] * t.kt * FRACTAL * k0
 
         def mmad(operands, piece):
             a0, b0 = operands[4] * self.a_elems, operands[2] * self.b_elems
-            kb.mmad(self.l0c[self.slot_base[l0c_slot] + piece * pw * column], self.l0a[a0],
-                    self.l0b[b0 + piece * piece_b], t.mt * FRACTAL, t.kt * k0, pw * FRACTAL, operands[3])
+            kb.mmad(self.l0c[self.slot_base[l0c_slot] + first[piece] * column], self.l0a[a0],
+                    self.l0b[b0 + panel(piece)], t.mt * FRACTAL, t.kt * k0, widths[piece] * FRACTAL, operands[3])
 
         for i, operands in enumerate(steps):
             l1_a0, l1_b0, l0_slot, _, a_slot = operands
@@ -385,8 +389,9 @@ class CubeWriter:
             kb.wait_flag("M", "MTE1", l0_slot)
             self._a_to_l0a(l1_a0, a_slot * self.a_elems)
             for piece in range(pieces):
-                kb.data_move(self.l0b[l0_slot * self.b_elems + piece * piece_b],
-                             self.l1_b[l1_b0 + piece * pw * FRACTAL * k0], 0, t.kt, pw * FRACTAL,
+                pw = widths[piece]
+                kb.data_move(self.l0b[l0_slot * self.b_elems + panel(piece)],
+                             self.l1_b[l1_b0 + first[piece] * FRACTAL * k0], 0, t.kt, pw * FRACTAL,
                              (width - pw) * FRACTAL, 0)
                 if not final and piece < pieces - 1:
                     continue
@@ -398,26 +403,39 @@ class CubeWriter:
                 for earlier in steps[:-1] if piece else ():
                     mmad(earlier, piece)
                 mmad(operands, piece)
-                self._piece_out(b, m1_0, n1_0 + piece * pw, l0c_slot, piece, last=piece == pieces - 1)
+                self._piece_out(b, m1_0, n1_0, l0c_slot, piece, (first[piece], widths[piece]),
+                                last=piece == pieces - 1)
         for operands in steps:
             kb.set_flag("M", "MTE1", operands[2])
 
-    def _piece_out(self, b, m1_0, n1_0, slot: int, piece: int, last: bool) -> None:
-        """Piece ``piece`` (``nc`` fractal columns from ``n1_0``) of L0C slot ``slot`` out: the fixpipe copy, or
-        its UB chunk; ``last`` frees the L0C slot."""
+    def _tail_pieces(self, width: int) -> tuple:
+        """Fractal columns of each piece of a split sub-tile of ``width`` columns: through UB, ``nc`` each (one UB
+        chunk each); by the fixpipe, ``nc`` and then the rest at once, so one copy's set-up, not several, follows
+        the last mmad (the first piece's copy runs while the cube runs the rest)."""
+        nc = self.t.nc
+        if self.fixpipe is not None and width > 2 * nc:
+            return (nc, width - nc)
+        return (nc,) * (width // nc)
+
+    def _piece_out(self, b, m1_0, n1_0, slot: int, piece: int, columns: tuple, last: bool) -> None:
+        """Piece ``piece`` (``columns`` = (its first fractal column in the sub-tile, its column count)) of the
+        sub-tile from column ``n1_0`` in L0C slot ``slot`` out: the fixpipe copy, or its UB chunk (``nc``
+        columns); ``last`` frees the L0C slot."""
         kb, t = self.kb, self.t
+        first, count = columns
         if self.fixpipe is not None:
             rows = t.m1 * FRACTAL
-            base = b * (t.n1 * rows * FRACTAL) + (n1_0 * rows + m1_0 * FRACTAL) * FRACTAL
+            base = b * (t.n1 * rows * FRACTAL) + ((n1_0 + first) * rows + m1_0 * FRACTAL) * FRACTAL
             kb.set_flag("M", "FIX", slot)
             kb.wait_flag("M", "FIX", slot)
-            kb.copy_matrix_cc_to_gm(self.out_dst[base], self.l0c[self.slot_base[slot] + piece * self.chunk_elems],
-                                    t.nc * FRACTAL, t.mt * FRACTAL, t.mt * FRACTAL, rows, relu=self.fixpipe.relu)
+            kb.copy_matrix_cc_to_gm(self.out_dst[base],
+                                    self.l0c[self.slot_base[slot] + first * t.mt * FRACTAL * FRACTAL],
+                                    count * FRACTAL, t.mt * FRACTAL, t.mt * FRACTAL, rows, relu=self.fixpipe.relu)
             if last:
                 kb.set_flag("FIX", "M", slot)
             return
         self._l0c_to_vector(slot)
-        self._chunk(b, m1_0, n1_0 - piece * t.nc, slot, piece, last, convert=True)
+        self._chunk(b, m1_0, n1_0, slot, piece, last, convert=True)
 
     def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool, own_a: bool = True,
                 next_a: tuple = None, b_ready=None) -> None:

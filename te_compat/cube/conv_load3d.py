@@ -105,7 +105,7 @@ def fit_tiling(tiling, conv: Load3dConv, chip, in_bytes: int) -> tuple:
         kt = math.gcd(kl, tiling.kt)
         plane = c1_per_load * band * conv.w * c0 * in_bytes
         if 2 * plane + 2 * kl * tiling.ns * frac_in <= chip.l1_bytes:
-            fitted = dataclasses.replace(tiling, kt=kt, kl=kl, a_resident=False, first_loads=())
+            fitted = dataclasses.replace(tiling, kt=kt, kl=kl, a_resident=False, first_loads=(), head=())
             return fitted, dataclasses.replace(conv, c1_per_load=c1_per_load, band_rows=band)
     return None, None
 

@@ -65,7 +65,7 @@ class CubeTiling:
     widths: tuple = ()      # fractal columns of each sub-tile (): ``sub`` equal ones
     first_loads: tuple = () # the first sub-tile's loads, (B K fractals, A K fractals) each (): ``kl`` each
     head: tuple = ()        # the loads, (K fractals, A K fractals) each, of the tile's first K fractals, run
-                            # over its whole width before the sub-tiles (): none (then first_loads follow them)
+                            # over its first two sub-tiles at once; first_loads then cover the rest (): none
 
     @property
     def parts(self) -> tuple:

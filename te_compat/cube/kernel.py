@@ -20,12 +20,14 @@ hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the
 (ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk; where
 four k-steps of A fit L0A, its slots form a ring of four and MTE1 moves each k-step's A panel while the cube runs
 the one before (:meth:`CubeWriter._a_ring`).
-When a core runs one tile, its first load starts the cube early (MTE1 moves the first A panel while B still
-arrives, and the first k-step's mmads go piece by piece as their B columns reach L0B); the tile may start with a
-head (``head``, :meth:`CubeWriter._led_tile`): its first K fractals over the first two sub-tiles' width at once;
-its first sub-tile's loads follow the tiling's plan (``first_loads``,
-:mod:`te_compat.cube.load_plan`), and its last sub-tile's last k-steps run by pieces of ``nc`` columns, each piece
-leaving L0C while the cube runs the next (every element still accumulates its K in ascending order); on chips with
+When a core runs one tile, a load that brings A from its first K fractal (the tile's first; every sub-tile's
+first when A is not resident) starts the cube early: MTE1 moves the first A panel while B still arrives, and the
+first k-step's mmads go piece by piece as their B columns reach L0B.  The tile may start with a head (``head``,
+:meth:`CubeWriter._led_tile`): its first K fractals over the first two sub-tiles' width at once; its first
+sub-tile's loads follow the tiling's plan (``first_loads``, :mod:`te_compat.cube.load_plan`), and its last
+sub-tile's last k-steps run by pieces (``nc`` columns each through UB; ``nc`` and then the rest by the fixpipe),
+each piece leaving L0C while the cube runs the next (every element still accumulates its K in ascending order); on
+chips with
 ``copy_matrix_cc_to_ubuf`` those pieces are cast (and relu'd) by the move out of L0C itself
 (:func:`te_compat.cube.fixpipe_out.ub_convert`).  Earlier sub-tiles keep the move, vconv and vrelu: their stores,
 paced by the vector pipe, interleave with the next sub-tile's GM reads, which bunched stores would hold up on the
@@ -43,6 +45,7 @@ from te_compat.cube.tiling import CubeTiling, tile_start
 from te_compat.dsl.cube import FRACTAL
 
 _ITEMSIZE = {"float16": 2, "float32": 4, "int32": 4, "int8": 1, "uint8": 1}
+_RING = 4          # L0A slots of the ring (CubeWriter._a_ring)
 _A_EVENT = 3       # MTE2 -> MTE1: the kernel's first A panel is in L1 (events 0, 1: the L1 slots)
 _CAST_KEYS = {("float32", "float16"): "", ("int32", "float16"): "", ("float16", "float32"): ""}
 
@@ -74,10 +77,7 @@ class CubeWriter:
     # -- buffers --------------------------------------------------------------------------------------------------
     def _declare_locals(self) -> None:
         kb, t, d = self.kb, self.t, self.d
-        self.head = self._head_fits()
-        b_cols = t.parts[0] + t.parts[1] if self.head else t.ns
-        a_elems, b_elems = t.mt * t.kt * FRACTAL * self.k0, t.kt * b_cols * FRACTAL * self.k0
-        self.a_elems, self.b_elems = a_elems, b_elems
+        a_elems, b_elems = t.mt * t.kt * FRACTAL * self.k0, t.kt * t.ns * FRACTAL * self.k0
         isz = _ITEMSIZE[d.in_dtype]
         scale = t.kl1 // t.kt
         self.a_chunk, self.b_chunk = a_elems * scale, b_elems * scale        # one GM -> L1 load
@@ -88,6 +88,15 @@ class CubeWriter:
         self.a_resident = t.a_resident and self.l1_slots == 2     # else every sub-tile reads its A panels
         if not self.a_resident:
             a_l1 = self.l1_slots * self.a_chunk
+        # a head's k-steps take the first two sub-tiles' B panel in L0B (its loads fit the L1 slots as they are)
+        self.head = self.a_resident and self._head_fits()
+        # the first sub-tile's planned loads; a head that cannot run here becomes its first loads
+        self.first_plan = t.first_loads if self.head or not t.head else t.head + t.first_loads
+        if self.head:
+            b_elems = t.kt * (t.parts[0] + t.parts[1]) * FRACTAL * self.k0
+            if (a_l1 + 2 * b_elems * scale) * isz <= self.chip.l1_bytes:    # wider L1 slots where they fit:
+                self.b_chunk = b_elems * scale                               # later sub-tiles' loads are fewer
+        self.a_elems, self.b_elems = a_elems, b_elems
         self.l1_a = kb.tensor(d.in_dtype, (a_l1,), "L1", "l1_a")
         self.l1_b = kb.tensor(d.in_dtype, (self.l1_slots * self.b_chunk,), "L1", "l1_b")
         self.l0_slots = 2 if 2 * a_elems * isz <= self.chip.l0a_bytes and 2 * b_elems * isz <= \
@@ -107,13 +116,18 @@ class CubeWriter:
             self._declare_ub()
 
     def _head_fits(self) -> bool:
-        """Whether the tile starts with a head (``CubeTiling.head``, :meth:`_led_tile`): one tile per core, two or
-        more sub-tiles, the second one at least as wide as every later one of its L0C slot, a resident A panel,
-        and two k-steps of the first two sub-tiles' B panel fit L0B."""
+        """Whether the tiling's head (``CubeTiling.head``, :meth:`_led_tile`) can run (the caller checks that
+        the A panel stays resident): one tile per core, two or more sub-tiles, the second one at least as wide as
+        every later one of its L0C slot, two k-steps of the first two sub-tiles' B panel fit L0B, each head load's
+        B panel fits an L1 slot, and the head is whole turns of the L0A ring (four k-steps), so the second
+        sub-tile, which starts again after it, keeps the ring's and the L0 slots' order (:meth:`_k_step`)."""
         t = self.t
         parts = t.parts
-        return bool(t.head) and t.tiles_per_block == 1 and t.a_resident and len(parts) >= 2 and \
-            parts[1] == max(parts[1::2]) and bool(t.first_loads) and self.load3d is None and \
+        if not t.head or t.tiles_per_block != 1 or len(parts) < 2 or not t.first_loads or self.load3d is not None:
+            return False
+        head_k = sum(count for count, _ in t.head)
+        return parts[1] == max(parts[1::2]) and head_k % (_RING * t.kt) == 0 and \
+            all(count * (parts[0] + parts[1]) <= t.kl1 * t.ns for count, _ in t.head) and \
             2 * t.kt * (parts[0] + parts[1]) * FRACTAL * self.k0 * _ITEMSIZE[self.d.in_dtype] <= \
             self.chip.l0b_bytes
 
@@ -123,7 +137,7 @@ class CubeWriter:
         k-step's A panel while the cube runs the k-step before (:meth:`_k_step`), so after a mmad frees an L0B
         slot the next mmad waits for one B panel, not for A and B."""
         t = self.t
-        ring = 4
+        ring = _RING
         if self.l0_slots == 2 and ring * step_bytes <= self.chip.l0a_bytes and (t.k1 // t.kt) % ring == 0 and \
                 (t.kl1 // t.kt) % ring == 0:
             return ring
@@ -193,7 +207,7 @@ class CubeWriter:
         m1_0 = tile_start(rest // n_tiles, m_tiles, t.m1, t.mt)
         n_start = tile_start(rest % n_tiles, n_tiles, t.n1, t.nt)
         self.m_start = m1_0
-        if self.head and self.a_resident:
+        if self.head:
             self._led_tile(b, m1_0, n_start)
             return
         loads = t.k1 // t.kl1
@@ -205,7 +219,7 @@ class CubeWriter:
             # the last sub-tile of a core's only tile: its last k-steps run piece by piece, each piece leaving
             # L0C after them (pieces of one fractal column would pay a store's set-up for too little data)
             split = part == len(t.parts) - 1 and t.tiles_per_block == 1 and width // t.nc > 1 and t.nc > 1
-            if part == 0 and t.first_loads and self.a_resident:    # unrolled as planned (CubeTiling.first_loads)
+            if part == 0 and self.first_plan and self.a_resident:    # unrolled as planned (CubeTiling.first_loads)
                 self._planned_loads(b, m1_0, (n1_0, width), slot)
             else:
                 a_range = (0, t.kl1) if load_a else None
@@ -230,8 +244,10 @@ class CubeWriter:
         column order), so every A panel the first loads bring feeds the cube longer while the loads ramp up.  Then
         the first sub-tile runs the rest of K (its loads as ``first_loads`` plans them) and leaves L0C while the
         cube runs the second one's rest of K, and so on: later sub-tiles run all of K as usual, and the last one's
-        last k-steps go by pieces.  Every k-step keeps its place in the alternation of L0 slots and the L0A ring,
-        and every element accumulates its K in ascending order."""
+        last k-steps go by pieces.  The head is whole turns of the L0A ring (:meth:`_head_fits`; where the ring
+        is used, K is whole turns too), so the second sub-tile, which starts again at the head's end after the
+        first sub-tile's last k-step, keeps the order of the ring and of the L0 slots that :meth:`_k_step`'s flagless
+        A moves rely on; every element accumulates its K in ascending order."""
         t, kb = self.t, self.kb
         parts = t.parts
         starts = [n_start + t.nt - sum(parts[:i + 1]) for i in range(len(parts))]    # as in _tile
@@ -259,6 +275,7 @@ class CubeWriter:
         lead = sum(c for c, _ in t.head)
         for part in range(1, len(parts)):       # the rest of K of the second sub-tile, all of K of later ones
             width, slot, last = parts[part], part % 2, part == len(parts) - 1
+            split = last and width // t.nc > 1 and t.nc > 1      # as _tile splits the last sub-tile
             if part > 1:
                 kb.wait_flag(self.out_pipe, "M", slot)
             k_first = lead if part == 1 else 0
@@ -266,16 +283,16 @@ class CubeWriter:
             pieces = -(-(t.k1 - k_first) // cap)
             for i in range(pieces):
                 count = -(-(t.k1 - k_first) // (pieces - i) // t.kt) * t.kt
-                load((starts[part], width), k_first, count, None, slot, split=last and i == pieces - 1,
+                load((starts[part], width), k_first, count, None, slot, split=split and i == pieces - 1,
                      first=part > 1 and i == 0)         # a later sub-tile's first k-step overwrites its slot
                 k_first += count
-            if not last:
+            if not split:
                 self._epilogue(b, m1_0, starts[part], width, slot)
 
     def _planned_loads(self, b, m1_0, columns: tuple, l0c_slot: int) -> None:
         """The first sub-tile's loads as ``first_loads`` plans them: B panels of each load's K fractals, the
         resident A panel in the pieces the plan gives (each covering at least the K of the B panel beside it)."""
-        k_first, a_done, plan = 0, 0, self.t.first_loads
+        k_first, a_done, plan = 0, 0, self.first_plan
         for r, (count, a_count) in enumerate(plan):      # the last in L1 slot 1: the next load takes slot 0
             a_range = (a_done, a_count) if a_count else None
             self._l1_load(b, m1_0, columns, ((k_first, count), a_range), (len(plan) - r) % 2, l0c_slot,
@@ -315,8 +332,8 @@ class CubeWriter:
                          a_count, t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
         steps = k_count // t.kt
         last = min(steps, self.l0_slots) if split else 0     # the k-steps the L0 slots hold together
-        # a core's only tile, its first load: MTE1 moves the first A panel as soon as it is in, while B still
-        # arrives, and the first k-step's mmads go by pieces of B (_k_step)
+        # a core's only tile, a load that brings A from K = 0: MTE1 moves the first A panel as soon as it is in,
+        # while B still arrives, and the first k-step's mmads go by pieces of B (_k_step)
         early_a = first and k_first == 0 and a_range is not None and a_range[0] == 0 and self.load3d is None and \
             t.tiles_per_block == 1 and steps > last and width % t.nc == 0
         if early_a:

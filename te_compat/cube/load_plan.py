@@ -105,10 +105,10 @@ def head_plan(chip, k1: int, mt: int, parts: tuple, kt: int, kl: int, b_room: in
     ((), the plan :func:`first_loads` gives) when no head is modelled faster.  A head feeds the cube twice as long
     per A panel while the first loads ramp up, and does the second sub-tile's first k-steps, which the second
     sub-tile then need not run: plans are ranked by the first sub-tile's modelled end plus the second one's
-    remaining k-steps at its own pace (the slower of its mmad and its L1 -> L0 moves).  Heads of one or two loads
-    of up to three k-steps each, whose B panel fits ``b_room`` fractals of an L1 slot, are tried with the rest of
-    K in equal loads of a size the rest divides into (at most ``kl``), or those with their last A piece one load
-    early."""
+    remaining k-steps at its own pace (the slower of its mmad and its L1 -> L0 moves).  Heads of four k-steps (a
+    turn of the L0A ring, which the second sub-tile, starting again after the head, must keep), in one or two
+    loads whose B panel fits ``b_room`` fractals of an L1 slot, are tried with the rest of K in equal loads of a
+    size the rest divides into (at most ``kl``), or those with their last A piece one load early."""
     frac_in = FRACTAL * chip.block_bytes
     wide, second = parts[0], parts[1]
     both = wide + second
@@ -122,8 +122,9 @@ def head_plan(chip, k1: int, mt: int, parts: tuple, kt: int, kl: int, b_room: in
 
     plan = first_loads(chip, k1, mt, wide, kt, kl)
     best = (score((), plan or tuple((kl, kl) for _ in range(k1 // kl))), (), plan)
-    sizes = [kt * i for i in (1, 2, 3) if kt * i * both <= b_room]
-    heads = [((s, s),) for s in sizes] + [((s, s), (u, u)) for s in sizes for u in sizes]
+    turn = 4 * kt                                   # four k-steps: one turn of the L0A ring
+    heads = [((s, s), (turn - s, turn - s)) if s < turn else ((s, s),) for s in range(kt, turn + 1, kt)]
+    heads = [head for head in heads if all(count * both <= b_room for count, _ in head)]
     for head in heads:
         left = k1 - sum(count for count, _ in head)
         for size in range(kt, kl + 1, kt):

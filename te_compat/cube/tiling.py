@@ -325,9 +325,12 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: in
     """The tile shape with the fewest modelled cycles per core (see the module docstring); UB takes a sub-tile in
     chunks of ``nc`` fractal columns (``epilogue_elem_bytes``: UB bytes per output element of the epilogue's own
     operands, e.g. gemm's C).  ``cast_only``: the result leaves L0C as float16 with no bias, gemm term or fused
-    step, the one case where a head is considered (a head shortens the second sub-tile, under which the first
-    one's epilogue runs: with a heavier epilogue it was measured slower -- a fused relu on Ascend910, a bias, a
-    float32 result on Ascend910B1 -- and the tiler does not model vector epilogues)."""
+    step.  A head (``head``) is considered only then, with the result leaving L0C through UB (not by the
+    fixpipe) and a second sub-tile of at least two UB chunks: a head shortens the second sub-tile, under which
+    the first one's epilogue runs, and the simulator measured it slower otherwise -- with a fused relu or a bias
+    on Ascend910, by the fixpipe on Ascend910B1 for most shapes tried (the first sub-tile's fixpipe copy then
+    holds the core's HBM share while the second one loads), and with a one-column second sub-tile.  The tiler
+    models neither vector epilogues nor that contention."""
     frac_in = FRACTAL * chip.block_bytes                          # bytes of one input fractal
     acc_frac = FRACTAL * FRACTAL * 4                              # one accumulator fractal (float32 / int32)
     out_frac = FRACTAL * FRACTAL * (2 if desc.out_dtype == "float16" else 4)
@@ -358,9 +361,10 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: in
     if resident and len(parts) > 1 and one_tile:
         plan = first_loads(chip, k1, mt, parts[0], kt, kl)
         # a head runs over the first two sub-tiles at once: their k-steps' B panels, two of them, must fit L0B,
-        # and the second sub-tile's L0C slot is as wide as any later sub-tile's that shares it
-        if cast_only and 2 * kt * (parts[0] + parts[1]) * frac_in <= chip.l0b_bytes and \
-                parts[1] == max(parts[1::2]):
+        # and the second sub-tile's L0C slot is as wide as any later sub-tile's that shares it (see the docstring
+        # for when it is considered at all)
+        if cast_only and not fixpipe and parts[1] >= 2 * nc and parts[1] == max(parts[1::2]) and \
+                2 * kt * (parts[0] + parts[1]) * frac_in <= chip.l0b_bytes:
             head, rest = head_plan(chip, k1, mt, parts, kt, kl, kl * max(parts))
             plan = rest if head else plan
     return CubeTiling(m1, n1, k1, mt, nt, kt, batch, block_dim, k0, nc, len(parts), resident, kl, widths, plan,

@@ -90,9 +90,32 @@ def test_every_on_chip_access_between_pipes_is_ordered(chip_name, build):
 
 def test_a_ring_of_three_slots_is_caught(monkeypatch):
     """Three slots with the k-step count a multiple of four: where the ring's k-step count starts again (a new
-    sub-tile or tile), the A move of k-step s + 1 reuses the slot of k-step s - 2, whose mmad may still run.  (The
-    1024^3 float16 tile on Ascend910 starts with a head and runs its k-steps in one unbroken count, where three
-    slots happen to be safe.)"""
+    sub-tile or tile), the A move of k-step s + 1 reuses the slot of k-step s - 2, whose mmad may still run.  (In
+    the 1024^3 float16 tile on Ascend910, which starts with a head, the k-step counts happen to stay consecutive
+    modulo three where they start again, so three slots go uncaught there.)"""
     monkeypatch.setattr(CubeWriter, "_a_ring", lambda self, step_bytes: 3 if self.l0_slots == 2 else self.l0_slots)
     _, found = _races("Ascend910", lambda: _matmul(2048, 2048, 1024, "po_mm_ring3"))
     assert any(kind == "read-write" and buffer == "l0a" for kind, buffer, _, _ in found[0])
+
+
+def test_a_head_by_the_fixpipe_is_ordered(monkeypatch):
+    """The tiler takes no head where the result leaves by the fixpipe, but a tiling that asks for one runs it: its
+    flags order every access too (Ascend910B1's three sub-tiles, the second starting again after the head)."""
+    import dataclasses
+    import te_compat.cube.schedule as cube_schedule
+    from te_compat.cube.load_plan import head_plan
+    chosen = cube_schedule.choose_tiling
+
+    def with_head(desc, chip, *args, **kwargs):
+        tiling = chosen(desc, chip, *args, **kwargs)
+        head, rest = head_plan(chip, tiling.k1, tiling.mt, tiling.parts, tiling.kt, tiling.kl1,
+                               tiling.kl1 * tiling.ns)
+        return dataclasses.replace(tiling, head=head, first_loads=rest)
+    monkeypatch.setattr(cube_schedule, "choose_tiling", with_head)
+    called = []
+    original = CubeWriter._led_tile
+    monkeypatch.setattr(CubeWriter, "_led_tile", lambda self, *args: called.append(1) or original(self, *args))
+    _, found = _races("Ascend910B1", lambda: _matmul(1024, 1024, 1024, "po_mm_1024_b1_head", False))
+    assert called
+    for block, listed in found.items():
+        assert listed == [], f"block {block}: {listed[:5]}"

@@ -40,6 +40,7 @@ from npusim.sim.builder import E, raw
 from npusim.sim.kernel import BinOp
 from te_compat.cube.fixpipe_out import fixpipe_out, ub_convert
 from te_compat.cube.gemm_epilogue import GemmEpilogue
+from te_compat.cube.load_plan import head_shape_fits
 from te_compat.cube.graph import CubeGraph
 from te_compat.cube.tiling import CubeTiling, tile_start
 from te_compat.dsl.cube import FRACTAL
@@ -126,10 +127,8 @@ class CubeWriter:
         if not t.head or t.tiles_per_block != 1 or len(parts) < 2 or not t.first_loads or self.load3d is not None:
             return False
         head_k = sum(count for count, _ in t.head)
-        return parts[1] == max(parts[1::2]) and head_k % (_RING * t.kt) == 0 and \
-            all(count * (parts[0] + parts[1]) <= t.kl1 * t.ns for count, _ in t.head) and \
-            2 * t.kt * (parts[0] + parts[1]) * FRACTAL * self.k0 * _ITEMSIZE[self.d.in_dtype] <= \
-            self.chip.l0b_bytes
+        return head_shape_fits(self.chip, parts, t.kt) and head_k % (_RING * t.kt) == 0 and \
+            all(count * (parts[0] + parts[1]) <= t.kl1 * t.ns for count, _ in t.head)
 
     def _a_ring(self, step_bytes: int) -> int:
         """L0A slots for the A panels of k-steps: four when they fit L0A and every sub-tile's and every looped
@@ -407,9 +406,7 @@ class CubeWriter:
             self._a_to_l0a(l1_a0, a_slot * self.a_elems)
             for piece in range(pieces):
                 pw = widths[piece]
-                kb.data_move(self.l0b[l0_slot * self.b_elems + panel(piece)],
-                             self.l1_b[l1_b0 + first[piece] * FRACTAL * k0], 0, t.kt, pw * FRACTAL,
-                             (width - pw) * FRACTAL, 0)
+                self._b_piece(l0_slot * self.b_elems + panel(piece), l1_b0, first[piece], pw, width)
                 if not final and piece < pieces - 1:
                     continue
                 kb.set_flag("MTE1", "M", 0)      # the last k-step: each piece's mmads as soon as its panel is in
@@ -476,8 +473,7 @@ class CubeWriter:
             column = t.mt * FRACTAL * FRACTAL
             for piece in range(width // pw):
                 panel = b0 + piece * t.kt * pw * FRACTAL * k0
-                kb.data_move(self.l0b[panel], self.l1_b[l1_b0 + piece * pw * FRACTAL * k0], 0, t.kt, pw * FRACTAL,
-                             (width - pw) * FRACTAL, 0)
+                self._b_piece(panel, l1_b0, piece * pw, pw, width)
                 kb.set_flag("MTE1", "M", 0)
                 if next_a is not None and piece == width // pw - 1:
                     self._a_to_l0a(next_a[0], next_a[1] * self.a_elems)
@@ -494,6 +490,13 @@ class CubeWriter:
         kb.mmad(self.l0c[self.slot_base[l0c_slot]], self.l0a[a0], self.l0b[b0], t.mt * FRACTAL, t.kt * k0,
                 width * FRACTAL, accumulate)
         kb.set_flag("M", "MTE1", l0_slot)
+
+    def _b_piece(self, l0b_at, l1_b0, first: int, count: int, width: int) -> None:
+        """L1 -> L0B of ``count`` fractal columns from column ``first`` of a k-step's B panel (``width`` columns
+        at ``l1_b0`` in L1) into their own nZ panel at ``l0b_at``."""
+        t = self.t
+        self.kb.data_move(self.l0b[l0b_at], self.l1_b[l1_b0 + first * FRACTAL * self.k0], 0, t.kt, count * FRACTAL,
+                          (width - count) * FRACTAL, 0)
 
     def _a_to_l0a(self, l1_a0, a0) -> None:
         """L1 -> L0A (from ``a0``) of one k-step of the A panel (``l1_a0``: its L1 offset; a load3d convolution:

@@ -99,6 +99,13 @@ def first_loads(chip, k1: int, mt: int, width: int, kt: int, kl: int) -> tuple:
     return best
 
 
+def head_shape_fits(chip, parts: tuple, kt: int) -> bool:
+    """Whether sub-tiles of ``parts`` fractal columns can start with a head: two or more of them, the second at
+    least as wide as every later one of its L0C slot, and two k-steps of the first two's B panel fit L0B."""
+    return len(parts) >= 2 and parts[1] == max(parts[1::2]) and \
+        2 * kt * (parts[0] + parts[1]) * FRACTAL * chip.block_bytes <= chip.l0b_bytes
+
+
 def head_plan(chip, k1: int, mt: int, parts: tuple, kt: int, kl: int, b_room: int) -> tuple:
     """(head, first_loads): the loads of a head (the tile's first K fractals over its first two sub-tiles' width
     at once, see :meth:`te_compat.cube.kernel.CubeWriter._led_tile`) and of the first sub-tile's rest of K, or
@@ -138,4 +145,4 @@ def head_plan(chip, k1: int, mt: int, parts: tuple, kt: int, kl: int, b_room: in
     return best[1], best[2]
 
 
-__all__ = ["first_loads", "head_plan", "plan_end_cycles"]
+__all__ = ["first_loads", "head_plan", "head_shape_fits", "plan_end_cycles"]

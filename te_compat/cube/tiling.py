@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 
 from npusim.sim.dtypes import itemsize
-from te_compat.cube.load_plan import first_loads, head_plan
+from te_compat.cube.load_plan import first_loads, head_plan, head_shape_fits
 from te_compat.dsl.cube import FRACTAL, MatmulDesc, ceil_div
 
 
@@ -360,11 +360,8 @@ def choose_tiling(desc: MatmulDesc, chip, core_num: int, epilogue_elem_bytes: in
     plan, head = (), ()
     if resident and len(parts) > 1 and one_tile:
         plan = first_loads(chip, k1, mt, parts[0], kt, kl)
-        # a head runs over the first two sub-tiles at once: their k-steps' B panels, two of them, must fit L0B,
-        # and the second sub-tile's L0C slot is as wide as any later sub-tile's that shares it (see the docstring
-        # for when it is considered at all)
-        if cast_only and not fixpipe and parts[1] >= 2 * nc and parts[1] == max(parts[1::2]) and \
-                2 * kt * (parts[0] + parts[1]) * frac_in <= chip.l0b_bytes:
+        # a head (see the docstring for when it is considered at all)
+        if cast_only and not fixpipe and parts[1] >= 2 * nc and head_shape_fits(chip, parts, kt):
             head, rest = head_plan(chip, k1, mt, parts, kt, kl, kl * max(parts))
             plan = rest if head else plan
     return CubeTiling(m1, n1, k1, mt, nt, kt, batch, block_dim, k0, nc, len(parts), resident, kl, widths, plan,

@@ -67,6 +67,25 @@ class CubeTiling:
     head: tuple = ()        # the loads, (K fractals, A K fractals) each, of the tile's first K fractals, run
                             # over its first two sub-tiles at once; first_loads then cover the rest (): none
 
+    def __post_init__(self):
+        """A tiling the kernel can run whole: its sub-tiles cover the tile in UB chunks, its loads cover K."""
+        parts, kl = self.parts, self.kl or self.kt
+        problems = []
+        if sum(parts) != self.nt or len(parts) != self.sub:
+            problems.append(f"sub-tiles {parts} do not make {self.sub} sub-tiles of the tile's {self.nt} columns")
+        if self.nc < 1 or any(width % self.nc for width in parts):
+            problems.append(f"UB chunks of {self.nc} columns do not divide the sub-tiles {parts}")
+        if self.kt < 1 or kl % self.kt:
+            problems.append(f"loads of {kl} K fractals are not whole k-steps of {self.kt}")
+        if self.head or self.first_loads:
+            loads = tuple(self.head) + tuple(self.first_loads or ((kl, kl),) * ((self.k1 - sum(
+                count for count, _ in self.head)) // kl))
+            if sum(b for b, _ in loads) != self.k1 or sum(a for _, a in loads) != self.k1:
+                problems.append(f"head {self.head} and first loads {self.first_loads} do not each cover K = "
+                                f"{self.k1} fractals of B and of A")
+        if problems:
+            raise ValueError("cube tiling: " + "; ".join(problems))
+
     @property
     def parts(self) -> tuple:
         """Fractal columns of each sub-tile, in order."""

@@ -120,3 +120,20 @@ def test_the_first_sub_tiles_load_plan_covers_k_in_order(chip_name):
     # several tiles per core: later tiles' first loads overlap the tile before, so no plan
     several = choose_tiling(_desc(2048, 1024, 2048), chip, chip.cube_core_num, cast_only=True)
     assert several.first_loads == () and several.head == ()
+
+
+@pytest.mark.parametrize("edit, cause", [
+    (dict(nc=8), "UB chunks of 8 columns do not divide the sub-tiles (12, 4)"),
+    (dict(widths=(12, 2)), "sub-tiles (12, 2) do not make 2 sub-tiles of the tile's 16 columns"),
+    (dict(kl=6), "loads of 6 K fractals are not whole k-steps of 4"),
+    (dict(head=(), first_loads=((12, 12),) * 4), "do not each cover K = 64 fractals of B and of A"),
+    (dict(first_loads=((12, 12),) * 3 + ((12, 8),)), "do not each cover K = 64 fractals of B and of A"),
+])
+def test_a_tiling_the_kernel_cannot_run_whole_is_refused(edit, cause):
+    """A tiling whose UB chunks, loads or planned first loads would leave part of the result or of K out (the
+    kernel would drop K fractals or wait for a flag never set) is a ValueError naming the cause."""
+    import dataclasses
+    tiling = choose_tiling(_desc(1024, 1024, 1024), get_chip("Ascend910"), 32, cast_only=True)
+    assert tiling.parts == (12, 4) and tiling.head    # the shape these edits start from
+    with pytest.raises(ValueError, match="cube tiling: .*" + cause.replace("(", r"\(").replace(")", r"\)")):
+        dataclasses.replace(tiling, **edit)

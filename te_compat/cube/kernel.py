@@ -566,7 +566,7 @@ class CubeWriter:
         reading their K in at most two loads, follow: its stores may run back to back, and where the chip can the
         move out of L0C casts (and relus) on the way.  Otherwise the vconv (and vrelu) on the vector pipe pace the
         stores, so the GM reads that follow get room on the core's HBM share between them."""
-        kb, t = self.kb, self.t
+        t = self.t
         if self.fixpipe is not None:
             self._fixpipe_store(b, m1_0, n1_0, width, slot)
             return

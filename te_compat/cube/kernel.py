@@ -50,6 +50,11 @@ from te_compat.dsl.cube import FRACTAL
 _ITEMSIZE = {"float16": 2, "float32": 4, "int32": 4, "int8": 1, "uint8": 1}
 _RING = 4          # L0A slots of the ring (CubeWriter._a_ring)
 _A_EVENT = 3       # MTE2 -> MTE1: the kernel's first A panel is in L1 (events 0, 1: the L1 slots)
+_PIECE_MIN = 3     # fractal columns of a piece at least (CubeWriter._piece_width)
+
+
+def _NO_WAIT():    # b_ready of a load's first k-step whose caller already waited for B (CubeWriter._k_step)
+    return None
 _CAST_KEYS = {("float32", "float16"): "", ("int32", "float16"): "", ("float16", "float32"): ""}
 
 
@@ -370,6 +375,8 @@ class CubeWriter:
                 if early_a and step == 0:
                     kb.wait_flag("MTE2", "MTE1", _A_EVENT)
                     b_ready = lambda: kb.wait_flag("MTE2", "MTE1", slot)     # noqa: E731
+                elif step == 0 and isinstance(k_first, int) and t.tiles_per_block == 1:
+                    b_ready = _NO_WAIT          # an unrolled load's first k-step: its B by pieces too
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following,
                              b_ready=b_ready)
@@ -464,18 +471,19 @@ class CubeWriter:
         ``next_a`` = (L1 offset, L0A slot): the next k-step's A panel, moved after this one's B panel while the
         cube runs this k-step.  That needs no flag of its own: the L0A ring has four slots, and waiting for this
         L0B slot (freed by the mmad two k-steps back) waited for the last mmad that read the next one's L0A slot
-        (three back).  ``b_ready`` (a core's only tile, its first k-step: :meth:`_l1_load`): called once the A
-        panel is moved, it waits for the B panel in L1; then B goes to L0B by pieces of ``nc`` columns, each
-        piece's mmad as soon as the piece is in."""
+        (three back).  ``b_ready`` (a core's only tile, the first k-step of a load :meth:`_l1_load` unrolls):
+        called once the A panel is moved, it waits for the B panel in L1 (the kernel's first load) or does nothing
+        (the caller waited); then B goes to L0B by pieces (:meth:`_piece_width`), each piece's mmad as soon as the
+        piece is in, so the cube starts on a fresh load's first columns while MTE1 moves the rest."""
         kb, t, k0 = self.kb, self.t, self.k0
         l0_slot, l0c_slot, a_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)
         a0, b0 = a_slot * self.a_elems, l0_slot * self.b_elems
         if own_a:
             self._a_to_l0a(l1_a0, a0)
-        if b_ready is not None:     # the kernel's first k-step: B by pieces, each one's mmad as soon as it is in
+        if b_ready is not None:     # a load's first k-step: B by pieces, each one's mmad as soon as it is in
             b_ready()
-            pw = t.nc
+            pw = t.nc if b_ready is not _NO_WAIT else self._piece_width(width)
             column = t.mt * FRACTAL * FRACTAL
             for piece in range(width // pw):
                 panel = b0 + piece * t.kt * pw * FRACTAL * k0
@@ -496,6 +504,16 @@ class CubeWriter:
         kb.mmad(self.l0c[self.slot_base[l0c_slot]], self.l0a[a0], self.l0b[b0], t.mt * FRACTAL, t.kt * k0,
                 width * FRACTAL, accumulate)
         kb.set_flag("M", "MTE1", l0_slot)
+
+    @staticmethod
+    def _piece_width(width: int) -> int:
+        """Fractal columns of each piece of a load's first k-step that moves B to L0B by pieces (:meth:`_k_step`;
+        the kernel's first k-step goes by UB chunks of ``nc`` columns): the smallest divisor of ``width`` of at
+        least three columns (``width`` when it is narrower), so the cube starts a few dozen MTE1 cycles after the
+        panel is in L1; every further piece costs its mmad's and its move's set-up.  Measured on 1024^3, pieces of
+        at least 1 / 2 / 3 / 4 columns: Ascend910 10701 / 10629 / 10608 / 10605 cycles, Ascend910B1 14034 /
+        13962 / 13929 / 13959."""
+        return min(d for d in range(_PIECE_MIN, width + 1) if width % d == 0) if width > _PIECE_MIN else width
 
     def _b_piece(self, l0b_at, l1_b0, first: int, count: int, width: int) -> None:
         """L1 -> L0B of ``count`` fractal columns from column ``first`` of a k-step's B panel (``width`` columns

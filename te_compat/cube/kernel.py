@@ -375,8 +375,8 @@ class CubeWriter:
                 if early_a and step == 0:
                     kb.wait_flag("MTE2", "MTE1", _A_EVENT)
                     b_ready = lambda: kb.wait_flag("MTE2", "MTE1", slot)     # noqa: E731
-                elif step == 0 and isinstance(k_first, int) and t.tiles_per_block == 1:
-                    b_ready = _NO_WAIT          # an unrolled load's first k-step: its B by pieces too
+                elif step == 0:                 # every other load's first k-step: its B by pieces too
+                    b_ready = _NO_WAIT
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following,
                              b_ready=b_ready)
@@ -471,10 +471,11 @@ class CubeWriter:
         ``next_a`` = (L1 offset, L0A slot): the next k-step's A panel, moved after this one's B panel while the
         cube runs this k-step.  That needs no flag of its own: the L0A ring has four slots, and waiting for this
         L0B slot (freed by the mmad two k-steps back) waited for the last mmad that read the next one's L0A slot
-        (three back).  ``b_ready`` (a core's only tile, the first k-step of a load :meth:`_l1_load` unrolls):
-        called once the A panel is moved, it waits for the B panel in L1 (the kernel's first load) or does nothing
-        (the caller waited); then B goes to L0B by pieces (:meth:`_piece_width`), each piece's mmad as soon as the
-        piece is in, so the cube starts on a fresh load's first columns while MTE1 moves the rest."""
+        (three back).  ``b_ready`` (the first k-step of a load, :meth:`_l1_load`): called once the A panel is
+        moved, it waits for the B panel in L1 (the first load of a core's only tile, whose A panel MTE1 moved
+        before B was in) or does nothing (the caller waited); then B goes to L0B by pieces (UB chunks of ``nc``
+        columns in the kernel's first k-step, else :meth:`_piece_width`), each piece's mmad as soon as the piece
+        is in, so the cube starts on a fresh load's first columns while MTE1 moves the rest."""
         kb, t, k0 = self.kb, self.t, self.k0
         l0_slot, l0c_slot, a_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)
@@ -507,12 +508,12 @@ class CubeWriter:
 
     @staticmethod
     def _piece_width(width: int) -> int:
-        """Fractal columns of each piece of a load's first k-step that moves B to L0B by pieces (:meth:`_k_step`;
+        """Fractal columns of each piece of a load's first k-step, which moves B to L0B by pieces (:meth:`_k_step`;
         the kernel's first k-step goes by UB chunks of ``nc`` columns): the smallest divisor of ``width`` of at
         least three columns (``width`` when it is narrower), so the cube starts a few dozen MTE1 cycles after the
         panel is in L1; every further piece costs its mmad's and its move's set-up.  Measured on 1024^3, pieces of
-        at least 1 / 2 / 3 / 4 columns: Ascend910 10701 / 10629 / 10608 / 10605 cycles, Ascend910B1 14034 /
-        13962 / 13929 / 13959."""
+        at least 1 / 2 / 3 / 4 columns: Ascend910 10701 / 10629 / 10608 / 10605 cycles, Ascend910B1 14011 /
+        13894 / 13846 / 13959."""
         return min(d for d in range(_PIECE_MIN, width + 1) if width % d == 0) if width > _PIECE_MIN else width
 
     def _b_piece(self, l0b_at, l1_b0, first: int, count: int, width: int) -> None:

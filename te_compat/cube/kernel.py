@@ -341,7 +341,7 @@ class CubeWriter:
             kb.data_move(self.l1_a[a_dst], self.a_src[a_batch + (a_first * a_rows + m1_0 * FRACTAL) * k0], 0,
                          a_count, t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
         steps = k_count // t.kt
-        last = min(steps, self.l0_slots) if split else 0     # the k-steps the L0 slots hold together
+        last = min(steps, self._split_depth(width)) if split else 0
         # a core's only tile, a load that brings A from K = 0: MTE1 moves the first A panel as soon as it is in,
         # while B still arrives, and the first k-step's mmads go by pieces of B (_k_step)
         early_a = first and k_first == 0 and a_range is not None and a_range[0] == 0 and self.load3d is None and \
@@ -384,6 +384,16 @@ class CubeWriter:
             self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot)
         kb.set_flag("MTE1", "MTE2", slot)
 
+    def _split_depth(self, width: int) -> int:
+        """How many last k-steps of a split sub-tile of ``width`` columns run by pieces (:meth:`_split_k_steps`):
+        one per L0 slot, or with the L0A ring as many as a turn of it holds (the later pieces' mmads read all their
+        A panels after the last k-step) whose B panels stack in the L0 slots."""
+        t = self.t
+        if self.a_slots <= self.l0_slots:
+            return self.l0_slots
+        stack = self.b_elems // (width * t.kt * FRACTAL * self.k0)     # a slot's room in k-step panels
+        return max(self.l0_slots, min(self.a_slots, self.l0_slots * stack))
+
     def _a_slot(self, k_first, step: int, l0_slot):
         """The L0A slot of k-step ``step`` of a load from K fractal ``k_first``: the L0 slot, or its place in
         the ring of :meth:`_a_ring` (whose looped loads fill whole turns, so ``step`` alone decides there)."""
@@ -393,10 +403,14 @@ class CubeWriter:
         return (first + step) % self.a_slots
 
     def _split_k_steps(self, b, m1_0, columns: tuple, steps: list, l0c_slot: int) -> None:
-        """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate, L0A slot) each, at most one per L0
-        slot) by pieces (:meth:`_tail_pieces`): every piece's B columns in their own nZ panel of L0B, the
-        mmads piece after piece (each piece's k-steps in K order), and each piece out of L0C (UB chunk or
-        fixpipe copy) as soon as its mmads are done, while the cube runs the next piece."""
+        """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate, L0A slot) each;
+        :meth:`_split_depth` of them) by pieces (:meth:`_tail_pieces`): every piece's B columns in their own nZ
+        panel of L0B (the k-steps that share an L0 slot stack their panels in it), the mmads piece after piece
+        (each piece's k-steps in K order), and each piece out of L0C (UB chunk or fixpipe copy) as soon as its
+        mmads are done, while the cube runs the next piece.  Piece 0 runs each k-step as its panel comes in; with
+        more k-steps than L0 slots the other pieces' panels move after the last k-step, each mmad as soon as its
+        panel is in, so piece 0 leaves L0C that many k-steps of theirs before the last piece does (on Ascend910,
+        1024^3: four k-steps, 10608 -> 10573 cycles)."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
         widths = self._tail_pieces(width)
@@ -404,35 +418,50 @@ class CubeWriter:
         first = [sum(widths[:piece]) for piece in range(pieces)]      # each piece's first column
         column = t.mt * FRACTAL * FRACTAL                   # one fractal column of L0C
 
-        def panel(piece):                                   # a piece's panel of a k-step in L0B
-            return first[piece] * t.kt * FRACTAL * k0
+        step_panel = width * t.kt * FRACTAL * k0            # one k-step's panel of this sub-tile in L0B
+        slots = self.l0_slots
 
-        def mmad(operands, piece):
+        def panel(i, piece):                                # a piece's panel of split k-step i in L0B: the split
+            return (i // slots) * step_panel + first[piece] * t.kt * FRACTAL * k0   # k-steps of a slot stack
+
+        def mmad(i, piece):
+            operands = steps[i]
             a0, b0 = operands[4] * self.a_elems, operands[2] * self.b_elems
             kb.mmad(self.l0c[self.slot_base[l0c_slot] + first[piece] * column], self.l0a[a0],
-                    self.l0b[b0 + panel(piece)], t.mt * FRACTAL, t.kt * k0, widths[piece] * FRACTAL, operands[3])
+                    self.l0b[b0 + panel(i, piece)], t.mt * FRACTAL, t.kt * k0, widths[piece] * FRACTAL, operands[3])
 
+        def move(i, piece):
+            self._b_piece(steps[i][2] * self.b_elems + panel(i, piece), steps[i][1], first[piece], widths[piece],
+                          width)
+
+        last = len(steps) - 1
+        deep = len(steps) > slots
         for i, operands in enumerate(steps):
             l1_a0, l1_b0, l0_slot, _, a_slot = operands
-            final = i == len(steps) - 1
             kb.wait_flag("M", "MTE1", l0_slot)
             self._a_to_l0a(l1_a0, a_slot * self.a_elems)
-            for piece in range(pieces):
-                pw = widths[piece]
-                self._b_piece(l0_slot * self.b_elems + panel(piece), l1_b0, first[piece], pw, width)
-                if not final and piece < pieces - 1:
-                    continue
-                kb.set_flag("MTE1", "M", 0)      # the last k-step: each piece's mmads as soon as its panel is in
-                kb.wait_flag("MTE1", "M", 0)
-                if not final:                    # the first piece of an earlier k-step while the next one moves
-                    mmad(operands, 0)
-                    continue
-                for earlier in steps[:-1] if piece else ():
-                    mmad(earlier, piece)
-                mmad(operands, piece)
+            if not deep:
+                for piece in range(1, pieces) if i < last else ():
+                    move(i, piece)
+            move(i, 0)
+            kb.set_flag("MTE1", "M", 0)          # piece 0's mmad as soon as its panel is in
+            kb.wait_flag("MTE1", "M", 0)
+            mmad(i, 0)
+            if i < last:
+                if i + slots <= last:            # a later split k-step stacks its panels in this L0 slot
+                    kb.set_flag("M", "MTE1", l0_slot)
+                continue
+            self._piece_out(b, m1_0, n1_0, l0c_slot, 0, (first[0], widths[0]), last=pieces == 1)
+            for piece in range(1, pieces):       # then piece after piece: its k-steps, then out of L0C
+                for j in range(len(steps)):
+                    if deep or j == last:
+                        move(j, piece)
+                        kb.set_flag("MTE1", "M", 0)
+                        kb.wait_flag("MTE1", "M", 0)
+                    mmad(j, piece)
                 self._piece_out(b, m1_0, n1_0, l0c_slot, piece, (first[piece], widths[piece]),
                                 last=piece == pieces - 1)
-        for operands in steps:
+        for operands in steps[-slots:]:
             kb.set_flag("M", "MTE1", operands[2])
 
     def _tail_pieces(self, width: int) -> tuple:

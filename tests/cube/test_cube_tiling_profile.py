@@ -13,27 +13,28 @@ in L1, 16 K fractals per L1 load), 1.26 x the roofline (10573 cycles); Ascend910
 tiles, three to a row of 64 fractals, overlapping by one column; sub-tiles 10, 6, 6 in k-steps of 4 fractals;
 fixpipe out), 1.27 x (13812 cycles).  On Ascend910 the tile starts with a head (tests/cube/test_cube_head.py): two
 loads of 8 K fractals run over the first two sub-tiles at once, then the first sub-tile's rest of K comes in loads
-of 12 planned by te_compat/cube/load_plan.py (on Ascend910B1 a head would make this shape 1.27 x, but by the
-fixpipe it made most shapes tried slower, so the tiler takes none there).  The kernel's first load lets MTE1 move
-the first A panel before B is in, and the first k-step's mmads go piece by piece.  Four k-steps of A fit L0A on both, so
-MTE1 moves each k-step's A panel while the cube runs the one before (tests/cube/test_cube_a_ring.py).  The last
-sub-tile's last four k-steps run in pieces, each piece leaving L0C (UB chunk of two fractal columns, cast on the way
-out by copy_matrix_cc_to_ubuf; or by the fixpipe, two columns each) while the cube runs
-the next.
+of 12 planned by te_compat/cube/load_plan.py (on Ascend910B1 a head would make this shape 13741 cycles, but by the
+fixpipe it made other shapes slower, so the tiler takes none there).  The kernel's first load lets MTE1 move the
+first A panel before B is in; the first k-step of every load moves B to L0B in pieces, each piece's mmad as soon
+as it is in.  Four k-steps of A fit L0A on both, so MTE1 moves each k-step's A panel while the cube runs the one
+before (tests/cube/test_cube_a_ring.py).  The last sub-tile's last four k-steps run in pieces of two columns, each
+piece leaving L0C (a UB chunk cast on the way out by copy_matrix_cc_to_ubuf, or a fixpipe copy) while the cube
+runs the next; on Ascend910 the first sub-tile's chunks also leave cast on the way and their stores run back to
+back.
 
 The target tests are still strict xfails.  What limits, from the profiles (M busy is the cube's 8192 / 11264
-cycles per core plus 2 per mmad): the first mmad waits ~1.25 k (Ascend910, with the head) / ~1.4 k cycles for the
-first A and B panels (GM -> L1 holds
-MTE2 186 cycles + bytes / 153.7 per move and a move completes 351 cycles + bytes / 152 after it starts, so loads must
-be large), and the first sub-tile's loads after the head still leave the cube waiting ~0.3 k (Ascend910) / ~0.45 k
-cycles: the first sub-tile also brings the resident A panel, which leaves MTE2 little slack.  Smaller or more loads
-(te_compat/cube/load_plan.py times them; a search over head and load sizes in the simulator found nothing better)
-move the wait to later loads.  The last sub-tile's epilogue (L0C -> UB -> GM on Ascend910, the fixpipe copy on
-Ascend910B1, whose GM write takes the core's HBM share) follows the last mmad by ~0.6 k / ~0.45 k cycles (the last
-pieces'; the stores are set-up bound, so one-column pieces do not help, and pieces that lag each other by k-steps
-made the narrow sub-tile's MTE1 wait more than they saved).  On Ascend910 the narrow last sub-tile is MTE1-bound
-(its A panel goes to L0A again for 4 columns of mmads: 142 MTE1 cycles a k-step against 130 on the cube).  They
-pass (and then fail as XPASS) once the schedule reaches the target.
+cycles per core plus 2 per mmad):
+- The first mmad waits ~1.25 k (Ascend910, with the head) / ~1.57 k cycles for the first A and B panels: GM -> L1
+  holds MTE2 186 cycles + bytes / 153.7 per move and a move completes 351 cycles + bytes / 152 after it starts, so
+  loads must be large.  Smaller first loads (a split first B load, other heads and plans) simulated slower.
+- Until the first sub-tile's last load is in, MTE2 is busy without a break (the first sub-tile also brings the
+  resident A panel; 13 moves pay 2.4 k cycles of set-up on Ascend910), so the cube still waits ~0.2 k cycles
+  there; a search over head and load sizes in the simulator found no plan with less.
+- The narrow last sub-tile is MTE1-bound on Ascend910 (its A panel goes to L0A again for 4 columns of mmads: 142
+  MTE1 cycles a k-step against 130 on the cube), ~0.2 k cycles with its pieced last k-steps.
+- After the last mmad the last piece leaves: L0C -> UB (128), its store (236) and the store's completion: ~0.49 k
+  cycles on Ascend910; its fixpipe copy (236) and completion: ~0.34 k on Ascend910B1.
+They pass (and then fail as XPASS) once the schedule reaches the target.
 """
 import dataclasses
 
@@ -148,7 +149,7 @@ def test_hbm_floor_alone_exceeds_the_target(chip_name):
         assert max(cube_us, bench.hbm_floor_us(chip, SIZE, cores)) > bench.TARGET_RATIO * roof
 
 
-@pytest.mark.xfail(strict=True, reason="schedule: 1.28 x (Ascend910), 1.29 x (Ascend910B1): the first panels' "
+@pytest.mark.xfail(strict=True, reason="schedule: 1.26 x (Ascend910), 1.27 x (Ascend910B1): the first panels' "
                                        "load, the MTE2-heavy first sub-tile and the last epilogue (see the module "
                                        "docstring)")
 @pytest.mark.parametrize("chip_name", CHIPS)

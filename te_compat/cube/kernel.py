@@ -343,6 +343,15 @@ class CubeWriter:
                          a_count, t.mt * FRACTAL, (t.m1 - t.mt) * FRACTAL, 0)
         steps = k_count // t.kt
         last = min(steps, self._split_depth(width)) if split else 0
+        if last > self.l0_slots:       # side by side from L0B's start: the first split k-step must be slot 0's,
+            last -= last % 2           # so the k-step before it (slot 1's) may still run while it moves
+            start = steps - last
+            if isinstance(k_first, int):
+                first_slot = (k_first // t.kt + start) % 2
+            else:
+                first_slot = start % 2 if steps % 2 == 0 else None
+            if first_slot != 0:
+                last = min(steps, self.l0_slots)
         # a core's only tile, a load that brings A from K = 0: MTE1 moves the first A panel as soon as it is in,
         # while B still arrives, and the first k-step's mmads go by pieces of B (_k_step)
         early_a = first and k_first == 0 and a_range is not None and a_range[0] == 0 and self.load3d is None and \
@@ -393,7 +402,8 @@ class CubeWriter:
         if self.a_slots <= self.l0_slots:
             return self.l0_slots
         room = self.chip.l0b_bytes // _ITEMSIZE[self.d.in_dtype] // (width * t.kt * FRACTAL * self.k0)
-        return max(self.l0_slots, min(self.a_slots, room))     # k-step panels L0B holds side by side
+        deep = min(self.a_slots, room)                          # k-step panels L0B holds side by side,
+        return max(self.l0_slots, deep - deep % 2)              # a whole number per L0 slot
 
     def _a_slot(self, k_first, step: int, l0_slot):
         """The L0A slot of k-step ``step`` of a load from K fractal ``k_first``: the L0 slot, or its place in
@@ -414,7 +424,7 @@ class CubeWriter:
         1024^3: four k-steps, 10608 -> 10573 cycles)."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
-        widths = self._tail_pieces(width)
+        widths = self._tail_pieces(width, deep=len(steps) > self.l0_slots)
         pieces = len(widths)
         first = [sum(widths[:piece]) for piece in range(pieces)]      # each piece's first column
         column = t.mt * FRACTAL * FRACTAL                   # one fractal column of L0C
@@ -464,14 +474,14 @@ class CubeWriter:
         for operands in steps[-slots:]:
             kb.set_flag("M", "MTE1", operands[2])
 
-    def _tail_pieces(self, width: int) -> tuple:
+    def _tail_pieces(self, width: int, deep: bool) -> tuple:
         """Fractal columns of each piece of a split sub-tile of ``width`` columns: ``nc`` each (through UB one UB
         chunk each).  By the fixpipe with no more split k-steps than L0 slots, ``nc`` and then the rest at once:
         the pieces then lag each other by too few mmads for several copies to leave one by one, so one copy's
-        set-up, not several, follows the last mmad (on Ascend910B1, 1024^3: 14104 -> 14030 cycles then); with
-        four split k-steps the pieces of ``nc`` leave one by one (13846 -> 13812)."""
+        set-up, not several, follows the last mmad (on Ascend910B1, 1024^3: 14104 -> 14030 cycles then); with more
+        split k-steps than L0 slots (``deep``) the pieces of ``nc`` leave one by one (13846 -> 13812)."""
         nc = self.t.nc
-        if self.fixpipe is not None and width > 2 * nc and self._split_depth(width) <= self.l0_slots:
+        if self.fixpipe is not None and width > 2 * nc and not deep:
             return (nc, width - nc)
         return (nc,) * (width // nc)
 

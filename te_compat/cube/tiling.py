@@ -77,12 +77,15 @@ class CubeTiling:
             problems.append(f"UB chunks of {self.nc} columns do not divide the sub-tiles {parts}")
         if self.kt < 1 or kl % self.kt:
             problems.append(f"loads of {kl} K fractals are not whole k-steps of {self.kt}")
-        if self.head or self.first_loads:
-            loads = tuple(self.head) + tuple(self.first_loads or ((kl, kl),) * ((self.k1 - sum(
-                count for count, _ in self.head)) // kl))
-            if sum(b for b, _ in loads) != self.k1 or sum(a for _, a in loads) != self.k1:
-                problems.append(f"head {self.head} and first loads {self.first_loads} do not each cover K = "
-                                f"{self.k1} fractals of B and of A")
+        elif kl <= self.k1 and self.k1 % kl:    # (a load3d convolution's loads span several channel blocks' K)
+            problems.append(f"loads of {kl} K fractals do not divide K = {self.k1}")
+        loads = tuple(self.head) + tuple(self.first_loads)      # without a plan the first sub-tile takes kl each
+        if loads and (sum(b for b, _ in loads) != self.k1 or sum(a for _, a in loads) != self.k1):
+            problems.append(f"head {self.head} and first loads {self.first_loads} do not each cover K = "
+                            f"{self.k1} fractals of B and of A")
+        if any(b % self.kt for b, _ in loads):
+            problems.append(f"head {self.head} and first loads {self.first_loads} are not whole k-steps of "
+                            f"{self.kt}")
         if problems:
             raise ValueError("cube tiling: " + "; ".join(problems))
 

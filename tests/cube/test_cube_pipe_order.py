@@ -74,12 +74,14 @@ CASES = [("Ascend910", lambda: _matmul(1024, 1024, 1024, "po_mm_1024", False)), 
          ("Ascend910", lambda: _matmul(2048, 2048, 1024, "po_mm_2048")),      # ring, several tiles per core
          ("Ascend910B1", lambda: _matmul(512, 1024, 2048, "po_mm_b1")),       # ring, fixpipe out
          ("Ascend910", lambda: _matmul(256, 512, 256, "po_mm_small")),        # two L0 slots, no ring
+         ("Ascend910", lambda: _matmul(128, 4096, 4096, "po_mm_k4096", False)),   # L0B holds three split panels
          ("Ascend910", lambda: _conv("po_conv")), ("Ascend910B1", lambda: _conv("po_conv_b1")),
          ("Ascend910", lambda: _conv_groups("po_conv_groups"))]
 
 
 @pytest.mark.parametrize("chip_name, build", CASES, ids=["910-1024", "910b1-1024", "910-1024-relu", "910-2048",
-                                                         "910b1", "910-small", "910-conv", "910b1-conv",
+                                                         "910b1", "910-small", "910-split-room3", "910-conv",
+                                                         "910b1-conv",
                                                          "910-conv-groups"])
 def test_every_on_chip_access_between_pipes_is_ordered(chip_name, build):
     kernel, found = _races(chip_name, build)

@@ -128,6 +128,9 @@ def test_the_first_sub_tiles_load_plan_covers_k_in_order(chip_name):
     (dict(kl=6), "loads of 6 K fractals are not whole k-steps of 4"),
     (dict(head=(), first_loads=((12, 12),) * 4), "do not each cover K = 64 fractals of B and of A"),
     (dict(first_loads=((12, 12),) * 3 + ((12, 8),)), "do not each cover K = 64 fractals of B and of A"),
+    (dict(first_loads=()), "do not each cover K = 64 fractals of B and of A"),    # a head alone: 16 of 64
+    (dict(head=(), first_loads=(), kl=24), "loads of 24 K fractals do not divide K = 64"),
+    (dict(first_loads=((16, 16),) * 2 + ((14, 14), (2, 2))), "are not whole k-steps of 4"),
 ])
 def test_a_tiling_the_kernel_cannot_run_whole_is_refused(edit, cause):
     """A tiling whose UB chunks, loads or planned first loads would leave part of the result or of K out (the

@@ -52,9 +52,6 @@ _RING = 4          # L0A slots of the ring (CubeWriter._a_ring)
 _A_EVENT = 3       # MTE2 -> MTE1: the kernel's first A panel is in L1 (events 0, 1: the L1 slots)
 _PIECE_MIN = 3     # fractal columns of a piece at least (CubeWriter._piece_width)
 
-
-def _NO_WAIT():    # b_ready of a load's first k-step whose caller already waited for B (CubeWriter._k_step)
-    return None
 _CAST_KEYS = {("float32", "float16"): "", ("int32", "float16"): "", ("float16", "float32"): ""}
 
 
@@ -381,15 +378,16 @@ class CubeWriter:
                 if ahead and step + 1 < steps - last:
                     # (ahead means the ring, where _a_slot ignores the L0 slot)
                     following = (a_at(step + 1), self._a_slot(k_first, step + 1, None))
-                b_ready = None
-                if early_a and step == 0:
+                b_ready, piece = None, 0
+                if early_a and step == 0:       # the kernel's first k-step: B by UB chunks, once it is in L1
                     kb.wait_flag("MTE2", "MTE1", _A_EVENT)
                     b_ready = lambda: kb.wait_flag("MTE2", "MTE1", slot)     # noqa: E731
+                    piece = t.nc
                 elif step == 0:                 # every other load's first k-step: its B by pieces too
-                    b_ready = _NO_WAIT
+                    piece = self._piece_width(width)
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following,
-                             b_ready=b_ready)
+                             piece=piece, b_ready=b_ready)
         if split_steps:
             self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot)
         kb.set_flag("MTE1", "MTE2", slot)
@@ -506,26 +504,27 @@ class CubeWriter:
         self._chunk(b, m1_0, n1_0, slot, piece, last, convert=True)
 
     def _k_step(self, l1_a0, l1_b0, slots: tuple, width: int, accumulate: bool, own_a: bool = True,
-                next_a: tuple = None, b_ready=None) -> None:
+                next_a: tuple = None, piece: int = 0, b_ready=None) -> None:
         """L1 -> L0A / L0B of one k-step (``kt`` fractals of K, ``width`` fractal columns) and its mmad;
         ``slots`` = (L0 slot, L0C slot, L0A slot).  ``own_a`` False: the k-step before moved this one's A panel;
         ``next_a`` = (L1 offset, L0A slot): the next k-step's A panel, moved after this one's B panel while the
         cube runs this k-step.  That needs no flag of its own: the L0A ring has four slots, and waiting for this
         L0B slot (freed by the mmad two k-steps back) waited for the last mmad that read the next one's L0A slot
-        (three back).  ``b_ready`` (the first k-step of a load, :meth:`_l1_load`): called once the A panel is
-        moved, it waits for the B panel in L1 (the first load of a core's only tile, whose A panel MTE1 moved
-        before B was in) or does nothing (the caller waited); then B goes to L0B by pieces (UB chunks of ``nc``
-        columns in the kernel's first k-step, else :meth:`_piece_width`), each piece's mmad as soon as the piece
-        is in, so the cube starts on a fresh load's first columns while MTE1 moves the rest."""
+        (three back).  ``piece`` (the first k-step of a load, :meth:`_l1_load`): B goes to L0B by pieces of that
+        many columns (UB chunks of ``nc`` in the kernel's first k-step, else :meth:`_piece_width`), each piece's
+        mmad as soon as the piece is in, so the cube starts on a fresh load's first columns while MTE1 moves the
+        rest; ``b_ready``, called once the A panel is moved, waits for the B panel in L1 (the first load of a
+        core's only tile, whose A panel MTE1 moved before B was in)."""
         kb, t, k0 = self.kb, self.t, self.k0
         l0_slot, l0c_slot, a_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)
         a0, b0 = a_slot * self.a_elems, l0_slot * self.b_elems
         if own_a:
             self._a_to_l0a(l1_a0, a0)
-        if b_ready is not None:     # a load's first k-step: B by pieces, each one's mmad as soon as it is in
-            b_ready()
-            pw = t.nc if b_ready is not _NO_WAIT else self._piece_width(width)
+        if piece:                   # a load's first k-step: B by pieces, each one's mmad as soon as it is in
+            if b_ready is not None:
+                b_ready()
+            pw = piece
             column = t.mt * FRACTAL * FRACTAL
             for piece in range(width // pw):
                 panel = b0 + piece * t.kt * pw * FRACTAL * k0

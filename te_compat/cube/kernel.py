@@ -395,7 +395,8 @@ class CubeWriter:
     def _split_depth(self, width: int) -> int:
         """How many last k-steps of a split sub-tile of ``width`` columns run by pieces (:meth:`_split_k_steps`):
         one per L0 slot, or with the L0A ring as many as a turn of it holds (the later pieces' mmads read all their
-        A panels after the last k-step) whose B panels stack in the L0 slots."""
+        A panels after the last k-step) whose B panels L0B holds side by side, a whole number per L0 slot (the
+        caller also starts them on slot 0's k-step: the first panel lies where slot 0 does)."""
         t = self.t
         if self.a_slots <= self.l0_slots:
             return self.l0_slots
@@ -414,7 +415,8 @@ class CubeWriter:
     def _split_k_steps(self, b, m1_0, columns: tuple, steps: list, l0c_slot: int) -> None:
         """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate, L0A slot) each;
         :meth:`_split_depth` of them) by pieces (:meth:`_tail_pieces`): every piece's B columns in their own nZ
-        panel of L0B (the k-steps that share an L0 slot stack their panels in it), the mmads piece after piece
+        panel of L0B (in the k-step's L0 slot, or with more k-steps than slots side by side from L0B's start: the
+        first is slot 0's, so the k-step before, slot 1's, may still run), the mmads piece after piece
         (each piece's k-steps in K order), and each piece out of L0C (UB chunk or fixpipe copy) as soon as its
         mmads are done, while the cube runs the next piece.  Piece 0 runs each k-step as its panel comes in; with
         more k-steps than L0 slots the other pieces' panels move after the last k-step, each mmad as soon as its
@@ -456,7 +458,8 @@ class CubeWriter:
             kb.wait_flag("MTE1", "M", 0)
             mmad(i, 0)
             if i < last:
-                if i + slots <= last:            # a later split k-step stacks its panels in this L0 slot
+                if i + slots <= last:            # a later split k-step waits for this L0 slot (its panels lie
+                    # elsewhere; this one's other pieces still read theirs after the last k-step)
                     kb.set_flag("M", "MTE1", l0_slot)
                 continue
             self._piece_out(b, m1_0, n1_0, l0c_slot, 0, (first[0], widths[0]), last=pieces == 1)

@@ -342,12 +342,8 @@ class CubeWriter:
         last = min(steps, self._split_depth(width)) if split else 0
         if last > self.l0_slots:       # side by side from L0B's start: the first split k-step must be slot 0's,
             last -= last % 2           # so the k-step before it (slot 1's) may still run while it moves
-            start = steps - last
-            if isinstance(k_first, int):
-                first_slot = (k_first // t.kt + start) % 2
-            else:
-                first_slot = start % 2 if steps % 2 == 0 else None
-            if first_slot != 0:
+            first_slot = self._l0_slot(k_first, steps - last, steps)
+            if not isinstance(first_slot, int) or first_slot != 0:     # (a looped load's may be unknown here)
                 last = min(steps, self.l0_slots)
         # a core's only tile, a load that brings A from K = 0: MTE1 moves the first A panel as soon as it is in,
         # while B still arrives, and the first k-step's mmads go by pieces of B (_k_step)
@@ -362,13 +358,8 @@ class CubeWriter:
             kb.wait_flag("MTE2", "MTE1", slot)
         split_steps = []
         ahead = self.a_slots > self.l0_slots                 # A panels move one k-step ahead (_a_ring)
-        for step in range(steps):        # the L0 slots alternate over every k-step of the sub-tile
-            if self.l0_slots == 1:
-                l0_slot = 0
-            elif isinstance(k_first, int) or steps % 2:     # alternate over the sub-tile's k-steps
-                l0_slot = (k_first // t.kt + step) % 2
-            else:                                           # a looped load of an even step count
-                l0_slot = step % 2
+        for step in range(steps):
+            l0_slot = self._l0_slot(k_first, step, steps)
             operands = (a_at(step), l1_b0 + step * b_step, l0_slot, not (first and step == 0),
                         self._a_slot(k_first, step, l0_slot))
             if step >= steps - last:
@@ -391,6 +382,15 @@ class CubeWriter:
         if split_steps:
             self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot)
         kb.set_flag("MTE1", "MTE2", slot)
+
+    def _l0_slot(self, k_first, step: int, steps: int):
+        """The L0 slot of k-step ``step`` of a load of ``steps`` k-steps from K fractal ``k_first``: the slots
+        alternate over every k-step of the sub-tile (a looped load of an even step count: over its own)."""
+        if self.l0_slots == 1:
+            return 0
+        if isinstance(k_first, int) or steps % 2:
+            return (k_first // self.t.kt + step) % 2
+        return step % 2
 
     def _split_depth(self, width: int) -> int:
         """How many last k-steps of a split sub-tile of ``width`` columns run by pieces (:meth:`_split_k_steps`):

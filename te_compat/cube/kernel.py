@@ -421,7 +421,11 @@ class CubeWriter:
         mmads are done, while the cube runs the next piece.  Piece 0 runs each k-step as its panel comes in; with
         more k-steps than L0 slots the other pieces' panels move after the last k-step, each mmad as soon as its
         panel is in, so piece 0 leaves L0C that many k-steps of theirs before the last piece does (on Ascend910,
-        1024^3: four k-steps, 10608 -> 10573 cycles)."""
+        1024^3: four k-steps, 10608 -> 10573 cycles).  Those k-steps (the L0A ring's turn) also move the next
+        one's A panel after their own B panel, while the cube runs them (Ascend910 10482 -> 10446, Ascend910B1
+        13776 -> 13701): its ring slot last held the panel of the k-step four back, whose mmad came before the one
+        this k-step's L0 slot flag waited for, and no split k-step's panel is overwritten (the split is at most a
+        turn of the ring)."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
         widths = self._tail_pieces(width, deep=len(steps) > self.l0_slots)
@@ -449,12 +453,16 @@ class CubeWriter:
         for i, operands in enumerate(steps):
             l1_a0, l1_b0, l0_slot, _, a_slot = operands
             kb.wait_flag("M", "MTE1", l0_slot)
-            self._a_to_l0a(l1_a0, a_slot * self.a_elems)
+            if not deep or i == 0:
+                self._a_to_l0a(l1_a0, a_slot * self.a_elems)
             if not deep:
                 for piece in range(1, pieces) if i < last else ():
                     move(i, piece)
             move(i, 0)
             kb.set_flag("MTE1", "M", 0)          # piece 0's mmad as soon as its panel is in
+            if deep and i < last:                # the next split k-step's A panel, while the cube runs this one
+                following = steps[i + 1]
+                self._a_to_l0a(following[0], following[4] * self.a_elems)
             kb.wait_flag("MTE1", "M", 0)
             mmad(i, 0)
             if i < last:

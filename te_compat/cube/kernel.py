@@ -262,10 +262,10 @@ class CubeWriter:
             kb.wait_flag(self.out_pipe, "M", slot)
         loads = 0
 
-        def load(columns, k_first, count, a_range, l0c_slot, split=False, first=False):
+        def load(columns, k_first, count, a_range, l0c_slot, split=False, first=False, run_first=0):
             nonlocal loads
             self._l1_load(b, m1_0, columns, ((k_first, count), a_range), loads % 2, l0c_slot,
-                          first=first or loads == 0, split=split)
+                          first=first or loads == 0, split=split, run_first=run_first)
             loads += 1
 
         k_done = a_done = 0
@@ -291,7 +291,8 @@ class CubeWriter:
             for i in range(count_of):
                 count = -(-(t.k1 - k_first) // (count_of - i) // t.kt) * t.kt
                 load((starts[part], width), k_first, count, None, slot, split=split and i == count_of - 1,
-                     first=part > 1 and i == 0)         # a later sub-tile's first k-step overwrites its slot
+                     first=part > 1 and i == 0,         # a later sub-tile's first k-step overwrites its slot
+                     run_first=lead if part == 1 else 0)
                 k_first += count
             if not split:
                 self._epilogue(b, m1_0, starts[part], width, slot,
@@ -308,11 +309,12 @@ class CubeWriter:
             k_first, a_done = k_first + count, a_done + a_count
 
     def _l1_load(self, b, m1_0, columns: tuple, ranges: tuple, slot, l0c_slot: int, first: bool,
-                 split: bool = False) -> None:
+                 split: bool = False, run_first: int = 0) -> None:
         """GM -> L1 panels for the sub-tile of ``columns`` = (first fractal column, width): ``ranges`` =
         ((first K fractal, count: at most ``kl``) of B, (first, count) of A or None: no A move), then the
         k-steps and mmads of B's K fractals (``split``: the sub-tile's last load; its last k-steps run by pieces
-        and each piece leaves L0C after them, :meth:`_split_k_steps`)."""
+        and each piece leaves L0C after them, :meth:`_split_k_steps`; ``run_first``: the K fractal from which the
+        sub-tile's k-steps ran one after another up to this load)."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
         (k_first, k_count), a_range = ranges
@@ -380,7 +382,9 @@ class CubeWriter:
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following,
                              piece=piece, b_ready=b_ready)
         if split_steps:
-            self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot)
+            split_first = k_first + (steps - len(split_steps)) * t.kt if isinstance(k_first, int) else None
+            run = (split_first - run_first) // t.kt if split_first is not None else 0
+            self._split_k_steps(b, m1_0, columns, split_steps, l0c_slot, a_early=run >= self.a_slots)
         kb.set_flag("MTE1", "MTE2", slot)
 
     def _l0_slot(self, k_first, step: int, steps: int):
@@ -412,7 +416,7 @@ class CubeWriter:
         first = k_first // self.t.kt if isinstance(k_first, int) else 0
         return (first + step) % self.a_slots
 
-    def _split_k_steps(self, b, m1_0, columns: tuple, steps: list, l0c_slot: int) -> None:
+    def _split_k_steps(self, b, m1_0, columns: tuple, steps: list, l0c_slot: int, a_early: bool = False) -> None:
         """The sub-tile's last k-steps (``steps``: (L1 A, L1 B, L0 slot, accumulate, L0A slot) each;
         :meth:`_split_depth` of them) by pieces (:meth:`_tail_pieces`): every piece's B columns in their own nZ
         panel of L0B (in the k-step's L0 slot, or with more k-steps than slots side by side from L0B's start: the
@@ -421,11 +425,14 @@ class CubeWriter:
         mmads are done, while the cube runs the next piece.  Piece 0 runs each k-step as its panel comes in; with
         more k-steps than L0 slots the other pieces' panels move after the last k-step, each mmad as soon as its
         panel is in, so piece 0 leaves L0C that many k-steps of theirs before the last piece does (on Ascend910,
-        1024^3: four k-steps, 10608 -> 10573 cycles).  Those k-steps (the L0A ring's turn) also move the next
-        one's A panel after their own B panel, while the cube runs them (Ascend910 10482 -> 10446, Ascend910B1
-        13776 -> 13701): its ring slot last held the panel of the k-step four back, whose mmad came before the one
-        this k-step's L0 slot flag waited for, and no split k-step's panel is overwritten (the split is at most a
-        turn of the ring)."""
+        1024^3: four k-steps, 10608 -> 10573 cycles).  With the L0A ring, the split k-steps' A panels move ahead
+        of their mmads, each as soon as the flags MTE1 has waited for say its ring slot is free: the slot last held
+        the panel of the k-step ``a_slots`` back (never a split one: the split is at most a turn of the ring), and
+        waiting for a k-step's L0 slot waited for the mmad ``l0_slots`` back.  So the first split k-step, after its
+        B panel, moves the A panels up to ``a_slots - l0_slots`` k-steps ahead, and each later one the next one's
+        (its own B panel first, which its mmad needs sooner); with ``a_early`` (at least a turn of the ring of
+        the sub-tile's k-steps ran just before, in K order) those the k-steps before freed move before the first
+        split k-step waits for its L0 slot.  1024^3: Ascend910 10482 -> 10405, Ascend910B1 13776 -> 13666."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
         widths = self._tail_pieces(width, deep=len(steps) > self.l0_slots)
@@ -450,19 +457,29 @@ class CubeWriter:
         def move(i, piece):
             self._b_piece(panel(i, piece), steps[i][1], first[piece], widths[piece], width)
 
+        moved = -1                      # the last split k-step whose A panel is in L0A (deep split)
+
+        def a_up_to(j):                 # A panels up to split k-step j's
+            nonlocal moved
+            for k in range(moved + 1, min(j, last) + 1):
+                self._a_to_l0a(steps[k][0], steps[k][4] * self.a_elems)
+            moved = max(moved, min(j, last))
+
+        if deep and a_early:            # before the first wait: those whose ring slots the k-steps before freed
+            a_up_to(self.a_slots - slots - 1)
         for i, operands in enumerate(steps):
             l1_a0, l1_b0, l0_slot, _, a_slot = operands
             kb.wait_flag("M", "MTE1", l0_slot)
-            if not deep or i == 0:
+            if deep:
+                a_up_to(i)
+            else:
                 self._a_to_l0a(l1_a0, a_slot * self.a_elems)
-            if not deep:
                 for piece in range(1, pieces) if i < last else ():
                     move(i, piece)
             move(i, 0)
             kb.set_flag("MTE1", "M", 0)          # piece 0's mmad as soon as its panel is in
-            if deep and i < last:                # the next split k-step's A panel, while the cube runs this one
-                following = steps[i + 1]
-                self._a_to_l0a(following[0], following[4] * self.a_elems)
+            if deep and i < last:                # A panels while the cube runs this k-step: the first one also
+                a_up_to(i + (self.a_slots - slots if i == 0 else 1))     # moves those the ring frees after it
             kb.wait_flag("MTE1", "M", 0)
             mmad(i, 0)
             if i < last:

@@ -49,7 +49,7 @@ from te_compat.dsl.cube import FRACTAL
 
 _ITEMSIZE = {"float16": 2, "float32": 4, "int32": 4, "int8": 1, "uint8": 1}
 _RING = 4          # L0A slots of the ring (CubeWriter._a_ring)
-_A_EVENT = 3       # MTE2 -> MTE1: the kernel's first A panel is in L1 (events 0, 1: the L1 slots)
+_A_EVENT = 3       # MTE2 -> MTE1: a load's A panel is in L1, its B panel may not be (events 0, 1: the L1 slots)
 _PIECE_MIN = 3     # fractal columns of a piece at least (CubeWriter._piece_width)
 
 _CAST_KEYS = {("float32", "float16"): "", ("int32", "float16"): "", ("float16", "float32"): ""}
@@ -347,11 +347,15 @@ class CubeWriter:
             first_slot = self._l0_slot(k_first, steps - last, steps)
             if not isinstance(first_slot, int) or first_slot != 0:     # (a looped load's may be unknown here)
                 last = min(steps, self.l0_slots)
-        # a core's only tile, a load that brings A from K = 0: MTE1 moves the first A panel as soon as it is in,
-        # while B still arrives, and the first k-step's mmads go by pieces of B (_k_step)
-        early_a = first and k_first == 0 and a_range is not None and a_range[0] == 0 and self.load3d is None and \
-            t.tiles_per_block == 1 and steps > last and width % t.nc == 0
-        if early_a:
+        # MTE1 moves the load's first A panel before it waits for the load's B panel: as soon as it is in L1 when
+        # this load brings it (MTE2 sets _A_EVENT between its A and B moves), at once when an earlier load did;
+        # then the first k-step's mmads go by pieces of B (_k_step), of UB chunks in a core's only tile's first
+        # (1024^3: Ascend910 10405 -> 10341 cycles, Ascend910B1 13666 -> 13599: the A move no longer delays B's)
+        early_a = self.load3d is None and steps > last
+        a_flag = early_a and a_range is not None and (a_range[0] is k_first or (   # (a looped load's K is an Expr)
+            isinstance(k_first, int) and isinstance(a_range[0], int) and a_range[0] == k_first))
+        kernel_first = first and k_first == 0 and a_flag and t.tiles_per_block == 1 and width % t.nc == 0
+        if a_flag:
             kb.set_flag("MTE2", "MTE1", _A_EVENT)
         kb.data_move(self.l1_b[l1_b0], self.b_src[b_batch + (k_first * b_rows + n1_0 * FRACTAL) * k0], 0,
                      k_count, width * FRACTAL, (t.n1 - width) * FRACTAL, 0)
@@ -372,12 +376,12 @@ class CubeWriter:
                     # (ahead means the ring, where _a_slot ignores the L0 slot)
                     following = (a_at(step + 1), self._a_slot(k_first, step + 1, None))
                 b_ready, piece = None, 0
-                if early_a and step == 0:       # the kernel's first k-step: B by UB chunks, once it is in L1
-                    kb.wait_flag("MTE2", "MTE1", _A_EVENT)
-                    b_ready = lambda: kb.wait_flag("MTE2", "MTE1", slot)     # noqa: E731
-                    piece = t.nc
-                elif step == 0:                 # every other load's first k-step: its B by pieces too
-                    piece = self._piece_width(width)
+                if step == 0:                   # a load's first k-step: its B by pieces, once it is in L1
+                    if a_flag:
+                        kb.wait_flag("MTE2", "MTE1", _A_EVENT)
+                    if early_a:
+                        b_ready = lambda: kb.wait_flag("MTE2", "MTE1", slot)     # noqa: E731
+                    piece = t.nc if kernel_first else self._piece_width(width)
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following,
                              piece=piece, b_ready=b_ready)

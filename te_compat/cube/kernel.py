@@ -20,11 +20,12 @@ hand over between pipes is a set_flag / wait_flag pair; L1, L0A/L0B, L0C and the
 (ping-pong slots with one event id per slot), so loads overlap the cube and stores overlap the next chunk; where
 four k-steps of A fit L0A, its slots form a ring of four and MTE1 moves each k-step's A panel while the cube runs
 the one before (:meth:`CubeWriter._a_ring`).
-When a core runs one tile, a load that brings A from its first K fractal (the tile's first; every sub-tile's
-first when A is not resident) starts the cube early: MTE1 moves the first A panel while B still arrives, and the
-first k-step's mmads go piece by piece as their B columns reach L0B.  The tile may start with a head (``head``,
-:meth:`CubeWriter._led_tile`): its first K fractals over the first two sub-tiles' width at once; its first
-sub-tile's loads follow the tiling's plan (``first_loads``, :mod:`te_compat.cube.load_plan`), and its last
+MTE1 moves a load's first A panel before it waits for the load's B panel (as soon as the A panel is in L1 when
+the load brings it; not in load3d convolutions, and a load split whole moves its A panels in
+:meth:`CubeWriter._split_k_steps`), and the load's first k-step's mmads go piece by piece as their B columns reach
+L0B (UB chunks of ``nc`` columns when a core's only tile's load brings A from K = 0).  The tile may start with a
+head (``head``, :meth:`CubeWriter._led_tile`): its first K fractals over the first two sub-tiles' width at once;
+its first sub-tile's loads follow the tiling's plan (``first_loads``, :mod:`te_compat.cube.load_plan`), and its last
 sub-tile's last k-steps run by pieces (``nc`` columns each through UB; ``nc`` and then the rest by the fixpipe),
 each piece leaving L0C while the cube runs the next (every element still accumulates its K in ascending order); on
 chips with
@@ -347,14 +348,17 @@ class CubeWriter:
             first_slot = self._l0_slot(k_first, steps - last, steps)
             if not isinstance(first_slot, int) or first_slot != 0:     # (a looped load's may be unknown here)
                 last = min(steps, self.l0_slots)
-        # MTE1 moves the load's first A panel before it waits for the load's B panel: as soon as it is in L1 when
-        # this load brings it (MTE2 sets _A_EVENT between its A and B moves), at once when an earlier load did;
-        # then the first k-step's mmads go by pieces of B (_k_step), of UB chunks in a core's only tile's first
-        # (1024^3: Ascend910 10405 -> 10341 cycles, Ascend910B1 13666 -> 13599: the A move no longer delays B's)
+        # MTE1 moves the load's first A panel before it waits for the load's B panel (in _k_step, after its L0
+        # slot's wait): once MTE2 has moved it when this load may bring it (MTE2 sets _A_EVENT between its A and B
+        # moves; only a load whose A provably starts past its first K fractal, an earlier load's A panel, skips
+        # the wait), then the first k-step's mmads go by pieces of B (_k_step) -- of UB chunks of ``nc`` for a
+        # load from K = 0 that brings A in a core's only tile (1024^3: Ascend910 10405 -> 10341 cycles,
+        # Ascend910B1 13666 -> 13599: the A move no longer delays B's)
         early_a = self.load3d is None and steps > last
-        a_flag = early_a and a_range is not None and (a_range[0] is k_first or (   # (a looped load's K is an Expr)
-            isinstance(k_first, int) and isinstance(a_range[0], int) and a_range[0] == k_first))
-        kernel_first = first and k_first == 0 and a_flag and t.tiles_per_block == 1 and width % t.nc == 0
+        a_ahead = a_range is not None and isinstance(k_first, int) and isinstance(a_range[0], int) and \
+            a_range[0] > k_first
+        a_flag = early_a and a_range is not None and not a_ahead
+        chunk_pieces = first and k_first == 0 and a_flag and t.tiles_per_block == 1 and width % t.nc == 0
         if a_flag:
             kb.set_flag("MTE2", "MTE1", _A_EVENT)
         kb.data_move(self.l1_b[l1_b0], self.b_src[b_batch + (k_first * b_rows + n1_0 * FRACTAL) * k0], 0,
@@ -381,7 +385,7 @@ class CubeWriter:
                         kb.wait_flag("MTE2", "MTE1", _A_EVENT)
                     if early_a:
                         b_ready = lambda: kb.wait_flag("MTE2", "MTE1", slot)     # noqa: E731
-                    piece = t.nc if kernel_first else self._piece_width(width)
+                    piece = t.nc if chunk_pieces else self._piece_width(width)
                 self._k_step(operands[0], operands[1], (l0_slot, l0c_slot, operands[4]), width,
                              accumulate=operands[3], own_a=not ahead or step == 0, next_a=following,
                              piece=piece, b_ready=b_ready)
@@ -434,9 +438,11 @@ class CubeWriter:
         the panel of the k-step ``a_slots`` back (never a split one: the split is at most a turn of the ring), and
         waiting for a k-step's L0 slot waited for the mmad ``l0_slots`` back.  So the first split k-step, after its
         B panel, moves the A panels up to ``a_slots - l0_slots`` k-steps ahead, and each later one the next one's
-        (its own B panel first, which its mmad needs sooner); with ``a_early`` (at least a turn of the ring of
-        the sub-tile's k-steps ran just before, in K order) those the k-steps before freed move before the first
-        split k-step waits for its L0 slot.  1024^3: Ascend910 10482 -> 10405, Ascend910B1 13776 -> 13666."""
+        (its own B panel first, which its mmad needs sooner); with ``a_early`` those the k-steps before freed
+        move before the first split k-step waits for its L0 slot (the caller sets it when at least a turn of the
+        ring of the sub-tile's k-steps ran just before, in K order: a condition it can check that makes the flags
+        those k-steps waited for cover the ring slots; weaker ones might do).  1024^3: Ascend910 10482 -> 10405,
+        Ascend910B1 13776 -> 13666."""
         kb, t, k0 = self.kb, self.t, self.k0
         n1_0, width = columns
         widths = self._tail_pieces(width, deep=len(steps) > self.l0_slots)
@@ -543,10 +549,10 @@ class CubeWriter:
         cube runs this k-step.  That needs no flag of its own: the L0A ring has four slots, and waiting for this
         L0B slot (freed by the mmad two k-steps back) waited for the last mmad that read the next one's L0A slot
         (three back).  ``piece`` (the first k-step of a load, :meth:`_l1_load`): B goes to L0B by pieces of that
-        many columns (UB chunks of ``nc`` in the kernel's first k-step, else :meth:`_piece_width`), each piece's
-        mmad as soon as the piece is in, so the cube starts on a fresh load's first columns while MTE1 moves the
-        rest; ``b_ready``, called once the A panel is moved, waits for the B panel in L1 (the first load of a
-        core's only tile, whose A panel MTE1 moved before B was in)."""
+        many columns (UB chunks of ``nc``, or :meth:`_piece_width`: see :meth:`_l1_load`), each piece's mmad as
+        soon as the piece is in, so the cube starts on a fresh load's first columns while MTE1 moves the rest;
+        ``b_ready``, called once the A panel is moved, waits for the B panel in L1 (a load's first k-step, whose
+        A panel MTE1 moves before B is in)."""
         kb, t, k0 = self.kb, self.t, self.k0
         l0_slot, l0c_slot, a_slot = slots
         kb.wait_flag("M", "MTE1", l0_slot)

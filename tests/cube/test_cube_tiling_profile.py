@@ -14,10 +14,10 @@ tiles, three to a row of 64 fractals, overlapping by one column; sub-tiles 10, 6
 fixpipe out), 1.246 x (13599 cycles).  On Ascend910 the tile starts with a head (tests/cube/test_cube_head.py): two
 loads of 8 K fractals run over the first two sub-tiles at once, then the first sub-tile's rest of K comes in loads
 of 12 planned by te_compat/cube/load_plan.py (on Ascend910B1 the tiler takes no head: by the fixpipe it made other
-shapes slower).  MTE1 moves each load's first A panel before it waits for the load's B panel (as soon as the A
-panel is in L1 when the load brings it); the first k-step of every load moves B to L0B in pieces, each piece's mmad
-as soon as it is in.  Four k-steps of A fit L0A on both, so MTE1 moves each k-step's A panel while the cube runs
-the one before (tests/cube/test_cube_a_ring.py).  The last sub-tile's last four k-steps run in pieces of two
+shapes slower).  MTE1 moves a load's first A panel before it waits for the load's B panel (as soon as the A
+panel is in L1 when the load brings it; the last load, split whole, moves its A panels ahead itself); the first
+k-step of every load moves B to L0B in pieces, each piece's mmad as soon as it is in.  Four k-steps of A fit L0A
+on both, so MTE1 moves each k-step's A panel while the cube runs the one before (tests/cube/test_cube_a_ring.py).  The last sub-tile's last four k-steps run in pieces of two
 columns, their A panels moved ahead as far as the ring allows, each piece leaving L0C (a UB chunk cast on the way
 out by copy_matrix_cc_to_ubuf, or a fixpipe copy) while the cube runs the next; on Ascend910 the first sub-tile's
 chunks also leave cast on the way and their stores run back to back.

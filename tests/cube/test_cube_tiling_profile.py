@@ -17,10 +17,11 @@ of 12 planned by te_compat/cube/load_plan.py (on Ascend910B1 the tiler takes no 
 shapes slower).  MTE1 moves a load's first A panel before it waits for the load's B panel (as soon as the A
 panel is in L1 when the load brings it; the last load, split whole, moves its A panels ahead itself); the first
 k-step of every load moves B to L0B in pieces, each piece's mmad as soon as it is in.  Four k-steps of A fit L0A
-on both, so MTE1 moves each k-step's A panel while the cube runs the one before (tests/cube/test_cube_a_ring.py).  The last sub-tile's last four k-steps run in pieces of two
-columns, their A panels moved ahead as far as the ring allows, each piece leaving L0C (a UB chunk cast on the way
-out by copy_matrix_cc_to_ubuf, or a fixpipe copy) while the cube runs the next; on Ascend910 the first sub-tile's
-chunks also leave cast on the way and their stores run back to back.
+on both, so MTE1 moves each k-step's A panel while the cube runs the one before (tests/cube/test_cube_a_ring.py).
+The last sub-tile's last four k-steps run in pieces of two columns, their A panels moved ahead as far as the ring
+allows, each piece leaving L0C (a UB chunk cast on the way out by copy_matrix_cc_to_ubuf, or a fixpipe copy) while
+the cube runs the next; on Ascend910 the first sub-tile's chunks also leave cast on the way and their stores run
+back to back.
 
 Both reach the issue's target.  What is left, from the profiles (M busy is the cube's 8192 / 11264 cycles per core
 plus 2 per mmad and 1 per flag; Ascend910B1's 24 cores cannot share 64 x 64 fractals evenly, so its busiest core

@@ -222,9 +222,12 @@ class CubeWriter:
             self.kb.wait_flag(self.out_pipe, "M", slot)  # this L0C slot is free (its previous epilogue moved it out)
             load_a = part == 0 or not self.a_resident
             # the last sub-tile of a core's only tile: its last k-steps run piece by piece, each piece leaving
-            # L0C after them (pieces of one fractal column would pay a store's set-up for too little data)
-            split = part == len(t.parts) - 1 and t.tiles_per_block == 1 and width // t.nc > 1 and t.nc > 1
-            if part == 0 and self.first_plan and self.a_resident:    # unrolled as planned (CubeTiling.first_loads)
+            # L0C after them (pieces of one fractal column would pay a store's set-up for too little data); not
+            # a sub-tile whose loads are planned (the tiler plans them only for the first of several)
+            planned = part == 0 and self.first_plan and self.a_resident
+            split = part == len(t.parts) - 1 and t.tiles_per_block == 1 and width // t.nc > 1 and t.nc > 1 and \
+                not planned
+            if planned:                 # unrolled as planned (CubeTiling.first_loads)
                 self._planned_loads(b, m1_0, (n1_0, width), slot)
             else:
                 a_range = (0, t.kl1) if load_a else None

@@ -140,3 +140,23 @@ def test_a_tiling_the_kernel_cannot_run_whole_is_refused(edit, cause):
     assert tiling.parts == (12, 4) and tiling.head    # the shape these edits start from
     with pytest.raises(ValueError, match="cube tiling: .*" + cause.replace("(", r"\(").replace(")", r"\)")):
         dataclasses.replace(tiling, **edit)
+
+
+def test_a_one_sub_tile_tiling_with_a_load_plan_runs_whole(monkeypatch):
+    """A hand-made tiling the tiler never makes (it plans loads only for two or more sub-tiles): one sub-tile of a
+    core's only tile, its loads planned.  The planned loads do not split the sub-tile's last k-steps, so its
+    epilogue runs whole (it used to be skipped as if the split had run: a SyncError)."""
+    import dataclasses
+
+    import te_compat.cube.schedule as cube_schedule
+    chosen = cube_schedule.choose_tiling
+
+    def tiler(*args, **kwargs):
+        return dataclasses.replace(chosen(*args, **kwargs), sub=1, widths=(), nc=4, head=(),
+                                   first_loads=((16, 16),) * 4)
+
+    monkeypatch.setattr(cube_schedule, "choose_tiling", tiler)
+    set_chip("Ascend910")
+    got, ref, tiling = _run_nz(1024, 1024, 1024, seed=5)
+    assert tiling.sub == 1 and tiling.first_loads and tiling.tiles_per_block == 1
+    np.testing.assert_allclose(got, ref, rtol=2e-3, atol=2e-2)

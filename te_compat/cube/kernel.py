@@ -470,7 +470,7 @@ class CubeWriter:
         def move(i, piece):
             self._b_piece(panel(i, piece), steps[i][1], first[piece], widths[piece], width)
 
-        moved = -1                      # the last split k-step whose A panel is in L0A (deep split)
+        moved = -1                      # the last split k-step whose A panel is in L0A
 
         def a_up_to(j):                 # A panels up to split k-step j's
             nonlocal moved
@@ -481,12 +481,10 @@ class CubeWriter:
         if deep and a_early:            # before the first wait: those whose ring slots the k-steps before freed
             a_up_to(self.a_slots - slots - 1)
         for i, operands in enumerate(steps):
-            l1_a0, l1_b0, l0_slot, _, a_slot = operands
+            l0_slot = operands[2]
             kb.wait_flag("M", "MTE1", l0_slot)
-            if deep:
-                a_up_to(i)
-            else:
-                self._a_to_l0a(l1_a0, a_slot * self.a_elems)
+            a_up_to(i)
+            if not deep:
                 for piece in range(1, pieces) if i < last else ():
                     move(i, piece)
             move(i, 0)
